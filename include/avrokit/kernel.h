@@ -1,0 +1,28 @@
+/* Which bulk varint kernel runs: chosen once from CPUID, overridable by AVK_KERNEL. */
+#ifndef AVROKIT_KERNEL_H
+#define AVROKIT_KERNEL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Name of the kernel that bulk calls use: "avx512", "bmi2" or "scalar".
+ * The first call resolves the choice: the best kernel this CPU runs well,
+ * or the one named by the environment variable AVK_KERNEL when the CPU can
+ * run it (an unknown or unrunnable name falls back to the automatic choice,
+ * and this function then tells which kernel really runs). Thread-safe. */
+const char *avk_kernel_name(void);
+
+/* Number of kernels compiled in, best first, and the name of each. */
+size_t avk_kernel_count(void);
+const char *avk_kernel_name_at(size_t index);
+
+/* 1 when this CPU can run (and runs well) the kernel at index, else 0. */
+int avk_kernel_runnable_at(size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

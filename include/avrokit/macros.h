@@ -1,0 +1,17 @@
+/* Compiler hints the inline fast paths in the public headers rely on. */
+#ifndef AVROKIT_MACROS_H
+#define AVROKIT_MACROS_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#define AVK_LIKELY(x) __builtin_expect(!!(x), 1)
+#define AVK_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define AVK_INLINE static inline __attribute__((always_inline))
+#define AVK_EXPORT __attribute__((visibility("default")))
+#else
+#define AVK_LIKELY(x) (x)
+#define AVK_UNLIKELY(x) (x)
+#define AVK_INLINE static inline
+#define AVK_EXPORT
+#endif
+
+#endif

@@ -1,0 +1,139 @@
+/* Zigzag LEB128 varints: Avro's int and long, one at a time and in bulk. */
+#ifndef AVROKIT_VARINT_H
+#define AVROKIT_VARINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "avrokit/macros.h"
+#include "avrokit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The longest encodings the specification allows: 5 bytes for an int,
+ * 10 for a long. A buffer of this size always holds one encoded value. */
+#define AVK_VARINT_INT_MAX 5
+#define AVK_VARINT_LONG_MAX 10
+
+AVK_INLINE uint64_t avk_zigzag_encode64(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+AVK_INLINE int64_t avk_zigzag_decode64(uint64_t u)
+{
+    return (int64_t)((u >> 1) ^ (0 - (u & 1)));
+}
+
+AVK_INLINE uint32_t avk_zigzag_encode32(int32_t v)
+{
+    return ((uint32_t)v << 1) ^ (uint32_t)(v >> 31);
+}
+
+AVK_INLINE int32_t avk_zigzag_decode32(uint32_t u)
+{
+    return (int32_t)((u >> 1) ^ (0 - (u & 1)));
+}
+
+/* Out-of-line halves of the inline codecs below (values of 3 bytes and
+ * more). Callers normally use the inline functions. */
+size_t avk_varint_encode_u64_slow(uint8_t *out, uint64_t u);
+size_t avk_varint_decode_u64_slow(const uint8_t *in, size_t len, uint64_t *out);
+size_t avk_varint_decode_u32_slow(const uint8_t *in, size_t len, uint32_t *out);
+
+/* Encodes one long as a zigzag varint into out, which must have room for
+ * AVK_VARINT_LONG_MAX bytes (up to that many may be written even for a short
+ * value). Returns the length of the encoding, 1 to 10. Cannot fail. */
+AVK_INLINE size_t avk_varint_encode_long(uint8_t *out, int64_t v)
+{
+    uint64_t u = avk_zigzag_encode64(v);
+    if (AVK_LIKELY(u < 0x80)) {
+        out[0] = (uint8_t)u;
+        return 1;
+    }
+    if (u < 0x4000) {
+        out[0] = (uint8_t)(u | 0x80);
+        out[1] = (uint8_t)(u >> 7);
+        return 2;
+    }
+    return avk_varint_encode_u64_slow(out, u);
+}
+
+/* Encodes one int; out must have room for AVK_VARINT_LONG_MAX bytes (the
+ * fast path stores whole words). Returns 1 to 5. Cannot fail. */
+AVK_INLINE size_t avk_varint_encode_int(uint8_t *out, int32_t v)
+{
+    return avk_varint_encode_long(out, (int64_t)v);
+}
+
+/* Decodes one zigzag long from in[0..len). Returns the number of bytes it
+ * used (1 to 10), or 0 when the input is truncated or malformed (longer than
+ * 10 bytes, or bits beyond 64): avk_varint_explain() says which and where.
+ * Never reads at or past in + len. */
+AVK_INLINE size_t avk_varint_decode_long(const uint8_t *in, size_t len, int64_t *out)
+{
+    uint64_t u;
+    size_t n;
+    if (AVK_LIKELY(len > 0 && in[0] < 0x80)) {
+        *out = avk_zigzag_decode64(in[0]);
+        return 1;
+    }
+    n = avk_varint_decode_u64_slow(in, len, &u);
+    *out = avk_zigzag_decode64(u);
+    return n;
+}
+
+/* Decodes one zigzag int (at most 5 bytes, no bits beyond 32). Returns the
+ * bytes used, or 0 on truncated or malformed input. */
+AVK_INLINE size_t avk_varint_decode_int(const uint8_t *in, size_t len, int32_t *out)
+{
+    uint32_t u;
+    size_t n;
+    if (AVK_LIKELY(len > 0 && in[0] < 0x80)) {
+        *out = avk_zigzag_decode32(in[0]);
+        return 1;
+    }
+    n = avk_varint_decode_u32_slow(in, len, &u);
+    *out = avk_zigzag_decode32(u);
+    return n;
+}
+
+/* Says why the varint at in[0..len) does not decode, and fills err (when
+ * not NULL) with the status, a message and offset base_offset plus the
+ * position of the offending byte. is_int selects the 5-byte int rules.
+ * Returns AVK_ERR_TRUNCATED or AVK_ERR_MALFORMED, or AVK_OK when the value
+ * is in fact valid. Cold: call it only after a decode returned 0. */
+avk_status avk_varint_explain(const uint8_t *in, size_t len, int is_int,
+                              uint64_t base_offset, avk_error *err);
+
+/* Bulk decode: reads n zigzag longs from in[0..len) into out[0..n) with the
+ * kernel chosen at start-up. *consumed (required) receives the bytes used by
+ * the values decoded. Returns AVK_OK, or AVK_ERR_TRUNCATED / AVK_ERR_MALFORMED
+ * with out[0..k) and *consumed covering the k good values before the bad
+ * one; err->offset is then the offset of the bad varint within in. Never
+ * reads at or past in + len. */
+avk_status avk_varint_decode_longs(const uint8_t *in, size_t len, int64_t *out,
+                                   size_t n, size_t *consumed, avk_error *err);
+
+/* Bulk decode of ints: as avk_varint_decode_longs, with int rules. */
+avk_status avk_varint_decode_ints(const uint8_t *in, size_t len, int32_t *out,
+                                  size_t n, size_t *consumed, avk_error *err);
+
+/* Bulk encode: writes in[0..n) as zigzag varints to out, which must have
+ * room for n * AVK_VARINT_LONG_MAX bytes (for ints, n * AVK_VARINT_INT_MAX
+ * plus AVK_VARINT_LONG_MAX). Returns the bytes written. Cannot fail. */
+size_t avk_varint_encode_longs(uint8_t *out, const int64_t *in, size_t n);
+size_t avk_varint_encode_ints(uint8_t *out, const int32_t *in, size_t n);
+
+/* Exact encoded size of one value, and of an array. */
+size_t avk_varint_size_long(int64_t v);
+size_t avk_varint_size_longs(const int64_t *in, size_t n);
+size_t avk_varint_size_ints(const int32_t *in, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

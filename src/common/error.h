@@ -1,0 +1,24 @@
+/* Private helpers to fill an avk_error and to forward statuses. */
+#ifndef AVK_COMMON_ERROR_H
+#define AVK_COMMON_ERROR_H
+
+#include "avrokit/status.h"
+
+/* Returns from the enclosing function when expr is not AVK_OK. */
+#define AVK_TRY(expr)                      \
+    do {                                   \
+        avk_status avk_try_st_ = (expr);   \
+        if (avk_try_st_ != AVK_OK)         \
+            return avk_try_st_;            \
+    } while (0)
+
+/* Fills err (when not NULL) and returns status. Cold: formats a message. */
+avk_status avki_error_set(avk_error *err, avk_status status, uint64_t offset,
+                          const char *fmt, ...)
+    __attribute__((cold, format(printf, 4, 5)));
+
+/* As avki_error_set, recording errno as well. */
+avk_status avki_error_errno(avk_error *err, int sys_errno, const char *fmt, ...)
+    __attribute__((cold, format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,89 @@
+/* CPUID and XGETBV probing for the kernel choice. */
+#include "cpu/cpu.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define AVK_X86 1
+#endif
+
+int avki_cpu_pdep_is_fast(int is_intel, int is_amd, unsigned family)
+{
+    if (is_intel)
+        return 1;
+    if (is_amd)
+        return family >= 0x19;
+    return 0;
+}
+
+#ifdef AVK_X86
+static unsigned long long read_xcr0(void)
+{
+    unsigned eax, edx;
+    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+    return ((unsigned long long)edx << 32) | eax;
+}
+
+static void probe(avki_cpu *c)
+{
+    unsigned a = 0, b = 0, cx = 0, d = 0, max_leaf = 0;
+    char vendor[13];
+    int osxsave, zmm_saved = 0;
+
+    if (!__get_cpuid(0, &max_leaf, &b, &cx, &d))
+        return;
+    memcpy(vendor + 0, &b, 4);
+    memcpy(vendor + 4, &d, 4);
+    memcpy(vendor + 8, &cx, 4);
+    vendor[12] = '\0';
+    c->is_intel = strcmp(vendor, "GenuineIntel") == 0;
+    c->is_amd = strcmp(vendor, "AuthenticAMD") == 0;
+    c->is_hygon = strcmp(vendor, "HygonGenuine") == 0;
+
+    __get_cpuid(1, &a, &b, &cx, &d);
+    c->family = (a >> 8) & 0xf;
+    c->model = (a >> 4) & 0xf;
+    if (c->family == 0xf)
+        c->family += (a >> 20) & 0xff;
+    if (c->family == 0x6 || c->family >= 0xf)
+        c->model |= ((a >> 16) & 0xf) << 4;
+    osxsave = (cx >> 27) & 1;
+    if (osxsave) {
+        unsigned long long xcr0 = read_xcr0();
+        /* SSE, AVX, opmask, ZMM_Hi256 and Hi16_ZMM state all enabled. */
+        zmm_saved = (xcr0 & 0xe6) == 0xe6;
+    }
+    if (max_leaf < 7)
+        return;
+    __cpuid_count(7, 0, a, b, cx, d);
+    c->bmi2 = (b >> 8) & 1;
+    c->fast_pdep = c->bmi2 && avki_cpu_pdep_is_fast(c->is_intel, c->is_amd, c->family);
+    {
+        int f = (b >> 16) & 1, cd = (b >> 28) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;
+        int vbmi = (cx >> 1) & 1, vbmi2 = (cx >> 6) & 1;
+        c->avx512 = zmm_saved && f && cd && bw && vl && vbmi && vbmi2;
+    }
+}
+#else
+static void probe(avki_cpu *c)
+{
+    (void)c;
+}
+#endif
+
+static avki_cpu cpu;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+
+static void cpu_init(void)
+{
+    memset(&cpu, 0, sizeof cpu);
+    probe(&cpu);
+}
+
+const avki_cpu *avki_cpu_get(void)
+{
+    pthread_once(&cpu_once, cpu_init);
+    return &cpu;
+}

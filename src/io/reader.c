@@ -1,0 +1,318 @@
+/* Memory and buffered stream readers: refills, slow paths and bulk reads. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "avrokit/reader.h"
+#include "common/alloc_internal.h"
+#include "common/error.h"
+#include "varint/kernels.h"
+
+#define DEFAULT_BUFFER (64 * 1024)
+#define MIN_BUFFER 64
+
+static void reader_zero(avk_reader *r)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    r->kernels = avki_kernels_active();
+}
+
+void avk_reader_init_memory(avk_reader *r, const void *data, size_t len)
+{
+    static const uint8_t empty[1];
+    reader_zero(r);
+    r->base = r->pos = data ? (const uint8_t *)data : empty;
+    r->end = r->pos + (data ? len : 0);
+    r->at_eof = 1;
+}
+
+static avk_status fd_source(void *ctx, void *buf, size_t cap, size_t *got, avk_error *err)
+{
+    avk_reader *r = (avk_reader *)ctx;
+    for (;;) {
+        ssize_t n = read(r->fd, buf, cap);
+        if (n >= 0) {
+            *got = (size_t)n;
+            return AVK_OK;
+        }
+        if (errno != EINTR)
+            return avki_error_errno(err, errno, "read from file descriptor %d failed", r->fd);
+    }
+}
+
+static avk_status file_source(void *ctx, void *buf, size_t cap, size_t *got, avk_error *err)
+{
+    avk_reader *r = (avk_reader *)ctx;
+    *got = fread(buf, 1, cap, r->fp);
+    if (*got == 0 && ferror(r->fp))
+        return avki_error_errno(err, errno, "read from stdio stream failed");
+    return AVK_OK;
+}
+
+avk_status avk_reader_init_source(avk_reader *r, avk_source_fn source, void *ctx,
+                                  const avk_reader_options *opts, avk_error *err)
+{
+    size_t size = DEFAULT_BUFFER;
+    reader_zero(r);
+    if (!source)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "reader source callback is NULL");
+    if (opts) {
+        if (opts->struct_size < sizeof *opts)
+            return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                                  "avk_reader_options.struct_size is %zu, expected %zu",
+                                  opts->struct_size, sizeof *opts);
+        if (opts->buffer_size)
+            size = opts->buffer_size < MIN_BUFFER ? MIN_BUFFER : opts->buffer_size;
+    }
+    r->alloc = avki_allocator_or_libc(opts ? opts->allocator : NULL);
+    r->buf = (uint8_t *)r->alloc.alloc(r->alloc.ctx, size);
+    if (!r->buf)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                              "cannot allocate a %zu-byte reader buffer", size);
+    r->cap = size;
+    r->base = r->pos = r->end = r->buf;
+    r->source = source;
+    r->source_ctx = ctx;
+    return AVK_OK;
+}
+
+avk_status avk_reader_init_fd(avk_reader *r, int fd, const avk_reader_options *opts, avk_error *err)
+{
+    avk_status st;
+    if (fd < 0) {
+        reader_zero(r);
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "file descriptor %d is not valid", fd);
+    }
+    st = avk_reader_init_source(r, fd_source, NULL, opts, err);
+    r->source_ctx = r; /* the callbacks read fd/fp from the reader itself */
+    r->fd = fd;
+    return st;
+}
+
+avk_status avk_reader_init_file(avk_reader *r, FILE *fp, const avk_reader_options *opts,
+                                avk_error *err)
+{
+    avk_status st;
+    if (!fp) {
+        reader_zero(r);
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "stdio stream is NULL");
+    }
+    st = avk_reader_init_source(r, file_source, NULL, opts, err);
+    r->source_ctx = r;
+    r->fp = fp;
+    return st;
+}
+
+void avk_reader_destroy(avk_reader *r)
+{
+    if (r->buf)
+        r->alloc.free(r->alloc.ctx, r->buf, r->cap);
+    r->buf = NULL;
+    r->cap = 0;
+    r->pos = r->end = r->base = NULL;
+}
+
+/* Moves the unread bytes to the front and reads until need bytes are
+ * buffered or the source ends. AVK_OK even when it ends short: the caller
+ * checks what arrived. need must not exceed the buffer. */
+static avk_status refill(avk_reader *r, size_t need, avk_error *err)
+{
+    size_t have = (size_t)(r->end - r->pos);
+    if (!r->source)
+        return AVK_OK;
+    if (r->pos != r->buf) {
+        r->base_offset += (uint64_t)(r->pos - r->base);
+        memmove(r->buf, r->pos, have);
+        r->base = r->pos = r->buf;
+        r->end = r->buf + have;
+    }
+    while (have < need && !r->at_eof) {
+        size_t got = 0;
+        avk_status st = r->source(r->source_ctx, r->buf + have, r->cap - have, &got, err);
+        if (st != AVK_OK)
+            return st;
+        if (got > r->cap - have)
+            return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, avk_reader_offset(r),
+                                  "reader source returned %zu bytes for a %zu-byte request", got,
+                                  r->cap - have);
+        if (got == 0)
+            r->at_eof = 1;
+        have += got;
+        r->end = r->buf + have;
+    }
+    return AVK_OK;
+}
+
+static avk_status truncated(avk_reader *r, size_t want, avk_error *err)
+{
+    return avki_error_set(err, AVK_ERR_TRUNCATED, avk_reader_offset(r),
+                          "input ends at offset %llu: %zu more bytes needed, %zu left",
+                          (unsigned long long)avk_reader_offset(r), want,
+                          (size_t)(r->end - r->pos));
+}
+
+avk_status avk_reader_fill(avk_reader *r, size_t n, avk_error *err)
+{
+    if ((size_t)(r->end - r->pos) >= n)
+        return AVK_OK;
+    if (r->source && n > r->cap)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, avk_reader_offset(r),
+                              "cannot buffer %zu bytes in a %zu-byte reader buffer", n, r->cap);
+    AVK_TRY(refill(r, n, err));
+    if ((size_t)(r->end - r->pos) >= n)
+        return AVK_OK;
+    return truncated(r, n, err);
+}
+
+avk_status avk_reader_at_end(avk_reader *r, int *at_end, avk_error *err)
+{
+    if (r->pos == r->end)
+        AVK_TRY(refill(r, 1, err));
+    *at_end = r->pos == r->end;
+    return AVK_OK;
+}
+
+/* Shared slow path of the varint reads: decode with what is buffered,
+ * refill when the varint may continue past the buffer. */
+static avk_status read_varint_slow(avk_reader *r, int is_int, uint64_t *out, avk_error *err)
+{
+    for (;;) {
+        size_t avail = (size_t)(r->end - r->pos);
+        size_t k;
+        if (is_int) {
+            uint32_t u32;
+            k = avk_varint_decode_u32_slow(r->pos, avail, &u32);
+            *out = u32;
+        } else {
+            k = avk_varint_decode_u64_slow(r->pos, avail, out);
+        }
+        if (k) {
+            r->pos += k;
+            return AVK_OK;
+        }
+        if (avail >= AVK_VARINT_LONG_MAX || !r->source || r->at_eof)
+            return avki_varint_failure(r->pos, avail, is_int, avk_reader_offset(r), err);
+        AVK_TRY(refill(r, AVK_VARINT_LONG_MAX, err));
+    }
+}
+
+avk_status avk_reader_read_long_slow(avk_reader *r, int64_t *out, avk_error *err)
+{
+    uint64_t u;
+    AVK_TRY(read_varint_slow(r, 0, &u, err));
+    *out = avk_zigzag_decode64(u);
+    return AVK_OK;
+}
+
+avk_status avk_reader_read_int_slow(avk_reader *r, int32_t *out, avk_error *err)
+{
+    uint64_t u;
+    AVK_TRY(read_varint_slow(r, 1, &u, err));
+    *out = avk_zigzag_decode32((uint32_t)u);
+    return AVK_OK;
+}
+
+avk_status avk_reader_read_raw_slow(avk_reader *r, void *dst, size_t n, avk_error *err)
+{
+    uint8_t *d = (uint8_t *)dst;
+    size_t avail = (size_t)(r->end - r->pos);
+    if (!r->source)
+        return truncated(r, n, err);
+    /* Take what is buffered, then read large remainders straight into dst. */
+    memcpy(d, r->pos, avail);
+    r->pos += avail;
+    d += avail;
+    n -= avail;
+    while (n > 0) {
+        if (n >= r->cap && !r->at_eof) {
+            size_t got = 0;
+            AVK_TRY(r->source(r->source_ctx, d, n, &got, err));
+            if (got == 0) {
+                r->at_eof = 1;
+                continue;
+            }
+            if (got > n)
+                got = n;
+            r->base_offset += got;
+            d += got;
+            n -= got;
+        } else {
+            size_t take;
+            AVK_TRY(refill(r, n < r->cap ? n : r->cap, err));
+            take = (size_t)(r->end - r->pos);
+            if (take == 0)
+                return truncated(r, n, err);
+            if (take > n)
+                take = n;
+            memcpy(d, r->pos, take);
+            r->pos += take;
+            d += take;
+            n -= take;
+        }
+    }
+    return AVK_OK;
+}
+
+avk_status avk_reader_read_boolean(avk_reader *r, int *out, avk_error *err)
+{
+    uint8_t b;
+    AVK_TRY(avk_reader_read_raw(r, &b, 1, err));
+    if (AVK_UNLIKELY(b > 1))
+        return avki_error_set(err, AVK_ERR_MALFORMED, avk_reader_offset(r) - 1,
+                              "boolean byte is 0x%02x, expected 0 or 1", b);
+    *out = b;
+    return AVK_OK;
+}
+
+avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err)
+{
+    for (;;) {
+        size_t avail = (size_t)(r->end - r->pos);
+        if (n <= avail) {
+            r->pos += n;
+            return AVK_OK;
+        }
+        if (!r->source || r->at_eof)
+            return avki_error_set(err, AVK_ERR_TRUNCATED, avk_reader_offset(r),
+                                  "cannot skip %llu bytes at offset %llu: only %zu left",
+                                  (unsigned long long)n,
+                                  (unsigned long long)avk_reader_offset(r), avail);
+        r->pos += avail;
+        n -= avail;
+        AVK_TRY(refill(r, 1, err));
+    }
+}
+
+/* Bulk read loop shared by longs and ints: the kernel decodes what is
+ * buffered; a stop at the buffer's end refills, a stop elsewhere is bad data. */
+#define READ_BULK(r, out, n, err, fn, is_int)                                              \
+    do {                                                                                   \
+        const avki_kernels *k_ = (const avki_kernels *)(r)->kernels;                        \
+        size_t done_ = 0;                                                                  \
+        for (;;) {                                                                         \
+            size_t consumed_ = 0, avail_ = (size_t)((r)->end - (r)->pos);                  \
+            done_ += k_->fn((r)->pos, avail_, (out) + done_, (n)-done_, &consumed_);        \
+            (r)->pos += consumed_;                                                         \
+            if (done_ == (n))                                                              \
+                return AVK_OK;                                                             \
+            avail_ = (size_t)((r)->end - (r)->pos);                                        \
+            if (avail_ >= AVK_VARINT_LONG_MAX || !(r)->source || (r)->at_eof)              \
+                return avki_varint_failure((r)->pos, avail_, is_int, avk_reader_offset(r), \
+                                           err);                                           \
+            AVK_TRY(refill((r), AVK_VARINT_LONG_MAX, (err)));                              \
+        }                                                                                  \
+    } while (0)
+
+avk_status avk_reader_read_longs(avk_reader *r, int64_t *out, size_t n, avk_error *err)
+{
+    READ_BULK(r, out, n, err, decode_longs, 0);
+}
+
+avk_status avk_reader_read_ints(avk_reader *r, int32_t *out, size_t n, avk_error *err)
+{
+    READ_BULK(r, out, n, err, decode_ints, 1);
+}

@@ -1,0 +1,226 @@
+/* Growable memory writer and buffered stream writers. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "avrokit/writer.h"
+#include "common/alloc_internal.h"
+#include "common/error.h"
+#include "varint/kernels.h"
+
+#define DEFAULT_BUFFER (64 * 1024)
+#define MIN_BUFFER 64
+
+static avk_status fd_sink(void *ctx, const void *data, size_t len, avk_error *err)
+{
+    avk_writer *w = (avk_writer *)ctx;
+    const uint8_t *p = (const uint8_t *)data;
+    while (len > 0) {
+        ssize_t n = write(w->fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return avki_error_errno(err, errno, "write to file descriptor %d failed", w->fd);
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return AVK_OK;
+}
+
+static avk_status file_sink(void *ctx, const void *data, size_t len, avk_error *err)
+{
+    avk_writer *w = (avk_writer *)ctx;
+    if (fwrite(data, 1, len, w->fp) != len)
+        return avki_error_errno(err, errno, "write to stdio stream failed");
+    return AVK_OK;
+}
+
+static avk_status writer_setup(avk_writer *w, avk_sink_fn sink, void *ctx,
+                               const avk_writer_options *opts, avk_error *err)
+{
+    size_t size = DEFAULT_BUFFER;
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->kernels = avki_kernels_active();
+    w->max_size = SIZE_MAX / 2;
+    if (opts) {
+        if (opts->struct_size < sizeof *opts)
+            return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                                  "avk_writer_options.struct_size is %zu, expected %zu",
+                                  opts->struct_size, sizeof *opts);
+        if (opts->buffer_size)
+            size = opts->buffer_size < MIN_BUFFER ? MIN_BUFFER : opts->buffer_size;
+        if (opts->max_size)
+            w->max_size = opts->max_size;
+    }
+    if (!sink && size > w->max_size)
+        size = w->max_size;
+    w->alloc = avki_allocator_or_libc(opts ? opts->allocator : NULL);
+    w->buf = (uint8_t *)w->alloc.alloc(w->alloc.ctx, size);
+    if (!w->buf)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                              "cannot allocate a %zu-byte writer buffer", size);
+    w->cap = size;
+    w->pos = w->buf;
+    w->end = w->buf + size;
+    w->sink = sink;
+    w->sink_ctx = ctx;
+    return AVK_OK;
+}
+
+avk_status avk_writer_init_memory(avk_writer *w, const avk_writer_options *opts, avk_error *err)
+{
+    return writer_setup(w, NULL, NULL, opts, err);
+}
+
+avk_status avk_writer_init_sink(avk_writer *w, avk_sink_fn sink, void *ctx,
+                                const avk_writer_options *opts, avk_error *err)
+{
+    if (!sink) {
+        memset(w, 0, sizeof *w);
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "writer sink callback is NULL");
+    }
+    return writer_setup(w, sink, ctx, opts, err);
+}
+
+avk_status avk_writer_init_fd(avk_writer *w, int fd, const avk_writer_options *opts, avk_error *err)
+{
+    avk_status st;
+    if (fd < 0) {
+        memset(w, 0, sizeof *w);
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "file descriptor %d is not valid", fd);
+    }
+    st = writer_setup(w, fd_sink, NULL, opts, err);
+    w->sink_ctx = w;
+    w->fd = fd;
+    return st;
+}
+
+avk_status avk_writer_init_file(avk_writer *w, FILE *fp, const avk_writer_options *opts,
+                                avk_error *err)
+{
+    avk_status st;
+    if (!fp) {
+        memset(w, 0, sizeof *w);
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "stdio stream is NULL");
+    }
+    st = writer_setup(w, file_sink, NULL, opts, err);
+    w->sink_ctx = w;
+    w->fp = fp;
+    return st;
+}
+
+void avk_writer_destroy(avk_writer *w)
+{
+    if (w->buf)
+        w->alloc.free(w->alloc.ctx, w->buf, w->cap);
+    w->buf = w->pos = w->end = NULL;
+    w->cap = 0;
+}
+
+avk_status avk_writer_flush(avk_writer *w, avk_error *err)
+{
+    size_t len = (size_t)(w->pos - w->buf);
+    if (!w->sink || len == 0)
+        return AVK_OK;
+    AVK_TRY(w->sink(w->sink_ctx, w->buf, len, err));
+    w->flushed += len;
+    w->pos = w->buf;
+    return AVK_OK;
+}
+
+/* Memory writer: grows the buffer to hold at least n more bytes. */
+static avk_status grow(avk_writer *w, size_t n, avk_error *err)
+{
+    size_t used = (size_t)(w->pos - w->buf);
+    size_t want = w->cap ? w->cap : MIN_BUFFER;
+    uint8_t *nb;
+    if (n > w->max_size - used)
+        return avki_error_set(err, AVK_ERR_LIMIT, avk_writer_offset(w),
+                              "memory writer would exceed its %zu-byte limit", w->max_size);
+    while (want - used < n)
+        want = want > w->max_size / 2 ? w->max_size : want * 2;
+    nb = (uint8_t *)w->alloc.realloc(w->alloc.ctx, w->buf, w->cap, want);
+    if (!nb)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, avk_writer_offset(w),
+                              "cannot grow the memory writer to %zu bytes", want);
+    w->buf = nb;
+    w->cap = want;
+    w->pos = nb + used;
+    w->end = nb + want;
+    return AVK_OK;
+}
+
+avk_status avk_writer_reserve(avk_writer *w, size_t n, avk_error *err)
+{
+    if ((size_t)(w->end - w->pos) >= n)
+        return AVK_OK;
+    if (!w->sink)
+        return grow(w, n, err);
+    if (n > w->cap)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, avk_writer_offset(w),
+                              "cannot reserve %zu bytes in a %zu-byte writer buffer", n, w->cap);
+    return avk_writer_flush(w, err);
+}
+
+avk_status avk_writer_write_raw_slow(avk_writer *w, const void *src, size_t n, avk_error *err)
+{
+    const uint8_t *s = (const uint8_t *)src;
+    size_t room;
+    if (!w->sink) {
+        AVK_TRY(grow(w, n, err));
+        memcpy(w->pos, s, n);
+        w->pos += n;
+        return AVK_OK;
+    }
+    /* Fill the buffer, flush, then pass large remainders straight through. */
+    room = (size_t)(w->end - w->pos);
+    memcpy(w->pos, s, room);
+    w->pos += room;
+    s += room;
+    n -= room;
+    AVK_TRY(avk_writer_flush(w, err));
+    if (n >= w->cap) {
+        AVK_TRY(w->sink(w->sink_ctx, s, n, err));
+        w->flushed += n;
+        return AVK_OK;
+    }
+    memcpy(w->pos, s, n);
+    w->pos += n;
+    return AVK_OK;
+}
+
+avk_status avk_writer_write_longs(avk_writer *w, const int64_t *in, size_t n, avk_error *err)
+{
+    const avki_kernels *k = (const avki_kernels *)w->kernels;
+    size_t done = 0;
+    /* In chunks that fit the buffer's worst case: 10 bytes per value. */
+    size_t chunk_max = w->sink ? w->cap / AVK_VARINT_LONG_MAX : (size_t)1 << 20;
+    while (done < n) {
+        size_t chunk = n - done < chunk_max ? n - done : chunk_max;
+        AVK_TRY(avk_writer_reserve(w, chunk * AVK_VARINT_LONG_MAX, err));
+        w->pos += k->encode_longs(w->pos, in + done, chunk);
+        done += chunk;
+    }
+    return AVK_OK;
+}
+
+avk_status avk_writer_write_ints(avk_writer *w, const int32_t *in, size_t n, avk_error *err)
+{
+    const avki_kernels *k = (const avki_kernels *)w->kernels;
+    size_t done = 0;
+    size_t chunk_max =
+        w->sink ? (w->cap - AVK_VARINT_LONG_MAX) / AVK_VARINT_INT_MAX : (size_t)1 << 20;
+    while (done < n) {
+        size_t chunk = n - done < chunk_max ? n - done : chunk_max;
+        AVK_TRY(avk_writer_reserve(w, chunk * AVK_VARINT_INT_MAX + AVK_VARINT_LONG_MAX, err));
+        w->pos += k->encode_ints(w->pos, in + done, chunk);
+        done += chunk;
+    }
+    return AVK_OK;
+}

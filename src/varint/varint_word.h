@@ -1,0 +1,126 @@
+/* Word-at-a-time varint helpers shared by the single-value codec and the scalar kernels. */
+#ifndef AVK_VARINT_WORD_H
+#define AVK_VARINT_WORD_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "avrokit/macros.h"
+
+#define AVKI_HIGH_BITS 0x8080808080808080ULL
+#define AVKI_LOW7_BITS 0x7f7f7f7f7f7f7f7fULL
+
+static inline uint64_t avki_load64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8); /* the library targets little-endian machines */
+    return w;
+}
+
+static inline void avki_store64(uint8_t *p, uint64_t w)
+{
+    memcpy(p, &w, 8);
+}
+
+/* Packs the low 7 bits of each of 8 bytes into a 56-bit value (the bytes'
+ * high bits must already be clear). Three shift-and-merge steps: 8x7 ->
+ * 4x14 -> 2x28 -> 56. */
+static inline uint64_t avki_compact56(uint64_t x)
+{
+    x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
+    x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
+    x = (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
+    return x;
+}
+
+/* Inverse of avki_compact56: spreads a value below 2^56 into 8 groups of
+ * 7 bits, one per byte. */
+static inline uint64_t avki_spread56(uint64_t x)
+{
+    x = (x & 0x000000000fffffffULL) | ((x & 0x00fffffff0000000ULL) << 4);
+    x = (x & 0x00003fff00003fffULL) | ((x & 0x0fffc0000fffc000ULL) << 2);
+    x = (x & 0x007f007f007f007fULL) | ((x & 0x3f803f803f803f80ULL) << 1);
+    return x;
+}
+
+/* Encoded length of u, 1 to 10: ceil(bits / 7) with at least one bit. */
+static inline unsigned avki_varint_len(uint64_t u)
+{
+    unsigned bits = 64u - (unsigned)__builtin_clzll(u | 1);
+    return (bits * 9u + 64u) >> 6;
+}
+
+/* Decodes a varint of 9 or 10 bytes whose first 8 bytes (word w) all have
+ * continuation bits. Returns 9, 10, or 0 when too long or over 64 bits. */
+static inline size_t avki_decode_tail_9_10(const uint8_t *p, uint64_t w, uint64_t *out)
+{
+    uint64_t x = avki_compact56(w & AVKI_LOW7_BITS);
+    uint64_t b8 = p[8], b9;
+    if (b8 < 0x80) {
+        *out = x | (b8 << 56);
+        return 9;
+    }
+    b9 = p[9];
+    if (b9 > 1) /* a continuation bit, or bits beyond the 64th */
+        return 0;
+    *out = x | ((b8 & 0x7f) << 56) | (b9 << 63);
+    return 10;
+}
+
+/* Decodes one varint from p, which must have 10 readable bytes. Returns
+ * its length, or 0 when malformed. Branch-free for 1 to 8 bytes, so random
+ * lengths cost no mispredictions. */
+static inline size_t avki_decode_u64_word(const uint8_t *p, uint64_t *out)
+{
+    uint64_t w = avki_load64(p);
+    uint64_t stops = ~w & AVKI_HIGH_BITS;
+    if (AVK_LIKELY(stops != 0)) {
+        uint64_t through_stop = stops ^ (stops - 1);
+        *out = avki_compact56(w & through_stop & AVKI_LOW7_BITS);
+        return ((size_t)__builtin_ctzll(stops) >> 3) + 1;
+    }
+    return avki_decode_tail_9_10(p, w, out);
+}
+
+/* Byte-by-byte decode for the last bytes of an input. Returns the length,
+ * or 0 when truncated, longer than max_len, or over max_bits. */
+static inline size_t avki_decode_careful(const uint8_t *p, size_t len, unsigned max_len,
+                                         uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+    for (i = 0; i < len && i < max_len; i++) {
+        uint64_t b = p[i];
+        v |= (b & 0x7f) << (7 * i);
+        if (b < 0x80) {
+            /* The last byte may not carry bits beyond the type's width. */
+            if (i == max_len - 1 && (b >> (max_len == 10 ? 1 : 4)) != 0)
+                return 0;
+            *out = v;
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* Encodes u (at least 2^14 is typical, any value works) storing whole
+ * words: out needs 10 writable bytes. Returns the length. */
+static inline size_t avki_encode_u64_word(uint8_t *out, uint64_t u)
+{
+    if (AVK_LIKELY(u < (1ULL << 56))) {
+        unsigned len = avki_varint_len(u);
+        uint64_t cont = AVKI_HIGH_BITS & ((1ULL << (8 * len - 8)) - 1);
+        avki_store64(out, avki_spread56(u) | cont);
+        return len;
+    }
+    avki_store64(out, avki_spread56(u & ((1ULL << 56) - 1)) | AVKI_HIGH_BITS);
+    if ((u >> 56) < 0x80) {
+        out[8] = (uint8_t)(u >> 56);
+        return 9;
+    }
+    out[8] = (uint8_t)((u >> 56) | 0x80);
+    out[9] = 1;
+    return 10;
+}
+
+#endif
