@@ -17,6 +17,9 @@ static const uint8_t byte_index[64] __attribute__((aligned(64))) = {
 static const uint8_t pos_in_lane[64] __attribute__((aligned(64))) = {
     0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7,
     0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7};
+static const uint8_t pos_in_lane16[64] __attribute__((aligned(64))) = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 static const uint8_t lane_of_byte[64] __attribute__((aligned(64))) = {
     0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
     4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7};
@@ -30,8 +33,10 @@ AVKI_KTARGET static inline __m512i compact_lanes(__m512i x)
     const __m512i mul14 = _mm512_set1_epi32(0x40000001);
     x = _mm512_maddubs_epi16(mul7, x);
     x = _mm512_madd_epi16(x, mul14);
-    return _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi64(0xffffffffLL)),
-                           _mm512_slli_epi64(_mm512_srli_epi64(x, 32), 28));
+    /* Dwords hold 28 bits each: keep the low one, move the high one down 4
+     * (a bitwise select: high bits from x >> 4, low 28 from x). */
+    return _mm512_ternarylogic_epi64(_mm512_set1_epi64((long long)0xfffffffff0000000ULL),
+                                     _mm512_srli_epi64(x, 4), x, 0xca);
 }
 
 AVKI_KTARGET static inline __m512i zigzag_decode_lanes(__m512i x)
@@ -41,38 +46,59 @@ AVKI_KTARGET static inline __m512i zigzag_decode_lanes(__m512i x)
     return _mm512_xor_si512(_mm512_srli_epi64(x, 1), sign);
 }
 
-/* Layout of one group of up to 8 varints inside a 64-byte chunk. */
-typedef struct group {
-    __m512i lo_idx;   /* chunk index of byte k of value j, in lane j */
-    __m512i end_b;    /* index of value j's last byte, in every byte of lane j */
-    __mmask64 lo_mask;
-    uint64_t lens_m1; /* byte j: length of value j minus 1 */
-    unsigned next;    /* chunk index after the last value of the group */
-} group;
+/* Where the varints of one 64-byte chunk start and end. Computed once per
+ * chunk, so the groups of 8 values decoded from it do not wait on each
+ * other: only the chunk-to-chunk step is serial. */
+typedef struct chunk_plan {
+    __m512i starts; /* byte t: chunk index of value t's first byte */
+    __m512i ends;   /* byte t: chunk index of value t's last byte */
+    unsigned count; /* values to decode from this chunk */
+    int over8;      /* some planned value is longer than 8 bytes */
+} chunk_plan;
 
-/* ends: byte j = chunk index of the j-th terminator from base; k values. */
-AVKI_KTARGET static inline void group_layout(group *g, uint64_t ends, unsigned base, unsigned k)
+/* Plans up to want values ending in the chunk whose terminator bytes are
+ * stops, stopping before the first value longer than max_len bytes. */
+AVKI_KTARGET static inline void plan_chunk(chunk_plan *c, uint64_t stops, unsigned max_len,
+                                           size_t want)
 {
-    const __m512i lanes = _mm512_load_si512(lane_of_byte);
-    uint64_t starts = ((ends << 8) | base) + 0x0101010101010100ULL;
-    g->lens_m1 = ends - starts;
-    g->end_b = _mm512_permutexvar_epi8(lanes, _mm512_set1_epi64((long long)ends));
-    g->lo_idx = _mm512_add_epi8(_mm512_permutexvar_epi8(lanes, _mm512_set1_epi64((long long)starts)),
-                                _mm512_load_si512(pos_in_lane));
-    g->lo_mask = _mm512_cmple_epu8_mask(g->lo_idx, g->end_b);
-    g->next = (unsigned)((ends >> (8 * (k - 1))) & 0xff) + 1;
+    const __m512i index = _mm512_load_si512(byte_index);
+    unsigned count = (unsigned)__builtin_popcountll(stops);
+    uint64_t too_long, planned;
+    __m512i lens_m1;
+    c->ends = _mm512_maskz_compress_epi8(stops, index);
+    c->starts = _mm512_maskz_compress_epi8((stops << 1) | 1, index);
+    lens_m1 = _mm512_sub_epi8(c->ends, c->starts);
+    too_long = _mm512_cmpgt_epu8_mask(lens_m1, _mm512_set1_epi8((char)(max_len - 1)));
+    too_long &= count >= 64 ? ~0ULL : (1ULL << count) - 1;
+    if (too_long)
+        count = (unsigned)__builtin_ctzll(too_long);
+    c->count = want < count ? (unsigned)want : count;
+    planned = c->count >= 64 ? ~0ULL : (1ULL << c->count) - 1;
+    c->over8 = (_mm512_cmpgt_epu8_mask(lens_m1, _mm512_set1_epi8(7)) & planned) != 0;
 }
 
-AVKI_KTARGET static inline uint64_t group_ends(uint64_t stops)
+/* Chunk index one past the last planned value. */
+AVKI_KTARGET static inline unsigned plan_end(uint64_t stops, unsigned count)
 {
-    __m512i e = _mm512_maskz_compress_epi8(stops, _mm512_load_si512(byte_index));
-    return (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(e));
+    return (unsigned)__builtin_ctzll(_pdep_u64(1ULL << (count - 1), stops)) + 1;
 }
 
-/* Bytes j < k of a word set to 0xff. */
-static inline uint64_t first_bytes(unsigned k)
+/* Gathers the first 8 bytes of values 8g..8g+7 into 64-bit lanes (zero
+ * past each value's end); *hi_out receives bytes 9 and 10 when wanted. */
+AVKI_KTARGET static inline __m512i gather_group(const chunk_plan *c, __m512i chunk, unsigned g,
+                                                __m512i *hi_out)
 {
-    return k >= 8 ? ~0ULL : (1ULL << (8 * k)) - 1;
+    __m512i sel = _mm512_add_epi8(_mm512_load_si512(lane_of_byte), _mm512_set1_epi8((char)(8 * g)));
+    __m512i end_b = _mm512_permutexvar_epi8(sel, c->ends);
+    __m512i idx = _mm512_add_epi8(_mm512_permutexvar_epi8(sel, c->starts),
+                                  _mm512_load_si512(pos_in_lane));
+    __m512i lo = _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, end_b), idx, chunk);
+    if (hi_out) {
+        __m512i idx2 = _mm512_add_epi8(idx, _mm512_set1_epi8(8));
+        __mmask64 m2 = _mm512_cmple_epu8_mask(idx2, end_b) & 0x0303030303030303ULL;
+        *hi_out = _mm512_maskz_permutexvar_epi8(m2, idx2, chunk);
+    }
+    return lo;
 }
 
 AVKI_KTARGET static size_t avx512_decode_longs(const uint8_t *in, size_t len, int64_t *out,
@@ -84,7 +110,9 @@ AVKI_KTARGET static size_t avx512_decode_longs(const uint8_t *in, size_t len, in
     while (i < n && (size_t)(end - p) >= 64) {
         __m512i chunk = _mm512_loadu_si512(p);
         uint64_t stops = ~(uint64_t)_mm512_movepi8_mask(chunk);
-        unsigned base = 0;
+        chunk_plan c;
+        unsigned g, done = 0, guess;
+        const uint8_t *next;
         if (stops == ~0ULL && n - i >= 64) { /* 64 one-byte values */
             unsigned q;
             for (q = 0; q < 8; q++) {
@@ -95,43 +123,42 @@ AVKI_KTARGET static size_t avx512_decode_longs(const uint8_t *in, size_t len, in
             i += 64;
             continue;
         }
-        while (stops != 0 && i < n) {
-            unsigned avail = (unsigned)__builtin_popcountll(stops);
-            unsigned k = avail < 8 ? avail : 8;
-            group g;
-            __m512i lo, hi, x;
-            __mmask64 hi_mask;
-            __m512i hi_idx;
-            if (n - i < k)
-                k = (unsigned)(n - i);
-            group_layout(&g, group_ends(stops), base, k);
-            /* Up to 10 bytes each; anything longer is for the careful path. */
-            if (((g.lens_m1 + 0x7676767676767676ULL) & AVKI_HIGH_BITS & first_bytes(k)) != 0)
-                break;
-            lo = _mm512_maskz_permutexvar_epi8(g.lo_mask, g.lo_idx, chunk);
-            hi_idx = _mm512_add_epi8(g.lo_idx, _mm512_set1_epi8(8));
-            hi_mask = _mm512_cmple_epu8_mask(hi_idx, g.end_b) & 0x0303030303030303ULL;
-            hi = _mm512_maskz_permutexvar_epi8(hi_mask, hi_idx, chunk);
-            /* A 10th byte may hold only bit 63. */
-            if ((_mm512_test_epi64_mask(hi, _mm512_set1_epi64(0xfe00)) & ((1u << k) - 1)) != 0)
-                break;
-            x = compact_lanes(_mm512_and_si512(lo, low7));
-            hi = _mm512_maddubs_epi16(_mm512_set1_epi16((short)0x8001), _mm512_and_si512(hi, low7));
-            x = _mm512_or_si512(x, _mm512_slli_epi64(hi, 56));
-            _mm512_mask_storeu_epi64(out + i, (__mmask8)((1u << k) - 1), zigzag_decode_lanes(x));
-            i += k;
-            base = g.next;
-            stops = base >= 64 ? 0 : stops & (~0ULL << base);
+        /* The next chunk's position, assuming every value ends well: the
+         * only serial step, so it depends on the stop bits alone and the
+         * loads of the next chunk can start while this one decodes. */
+        guess = (unsigned)__builtin_popcountll(stops);
+        if (guess > n - i)
+            guess = (unsigned)(n - i);
+        next = guess ? p + plan_end(stops, guess) : p;
+        plan_chunk(&c, stops, AVK_VARINT_LONG_MAX, n - i);
+        for (g = 0; 8 * g < c.count; g++) {
+            unsigned k = c.count - 8 * g < 8 ? c.count - 8 * g : 8;
+            __mmask8 lanes = (__mmask8)((1u << k) - 1);
+            __m512i hi, x;
+            if (!c.over8) {
+                x = compact_lanes(_mm512_and_si512(gather_group(&c, chunk, g, NULL), low7));
+            } else {
+                x = gather_group(&c, chunk, g, &hi);
+                /* A 10th byte may hold only bit 63. */
+                if (AVK_UNLIKELY(_mm512_mask_test_epi64_mask(lanes, hi, _mm512_set1_epi64(0xfe00)) != 0))
+                    break;
+                x = compact_lanes(_mm512_and_si512(x, low7));
+                hi = _mm512_maddubs_epi16(_mm512_set1_epi16((short)0x8001), _mm512_and_si512(hi, low7));
+                x = _mm512_or_si512(x, _mm512_slli_epi64(hi, 56));
+            }
+            _mm512_mask_storeu_epi64(out + i + done, lanes, zigzag_decode_lanes(x));
+            done += k;
         }
-        if (base == 0) { /* a long or bad value first: one value the careful way */
+        if (done == 0) { /* a long or bad value first: one value the careful way */
             uint64_t u;
             size_t k2 = avki_decode_u64_word(p, &u);
             if (!k2)
-                goto done;
+                goto finish;
             out[i++] = avk_zigzag_decode64(u);
             p += k2;
         } else {
-            p += base;
+            p = AVK_LIKELY(done == guess) ? next : p + plan_end(stops, done);
+            i += done;
         }
     }
     while (i < n) {
@@ -143,7 +170,7 @@ AVKI_KTARGET static size_t avx512_decode_longs(const uint8_t *in, size_t len, in
         out[i++] = avk_zigzag_decode64(u);
         p += k;
     }
-done:
+finish:
     *consumed = (size_t)(p - in);
     return i;
 }
@@ -157,7 +184,9 @@ AVKI_KTARGET static size_t avx512_decode_ints(const uint8_t *in, size_t len, int
     while (i < n && (size_t)(end - p) >= 64) {
         __m512i chunk = _mm512_loadu_si512(p);
         uint64_t stops = ~(uint64_t)_mm512_movepi8_mask(chunk);
-        unsigned base = 0;
+        chunk_plan c;
+        unsigned g, done = 0, guess;
+        const uint8_t *next;
         if (stops == ~0ULL && n - i >= 64) {
             unsigned q;
             for (q = 0; q < 4; q++) {
@@ -171,38 +200,35 @@ AVKI_KTARGET static size_t avx512_decode_ints(const uint8_t *in, size_t len, int
             i += 64;
             continue;
         }
-        while (stops != 0 && i < n) {
-            unsigned avail = (unsigned)__builtin_popcountll(stops);
-            unsigned k = avail < 8 ? avail : 8;
-            __mmask8 lanes;
-            group g;
-            __m512i x;
-            if (n - i < k)
-                k = (unsigned)(n - i);
-            lanes = (__mmask8)((1u << k) - 1);
-            group_layout(&g, group_ends(stops), base, k);
-            if (((g.lens_m1 + 0x7b7b7b7b7b7b7b7bULL) & AVKI_HIGH_BITS & first_bytes(k)) != 0)
-                break; /* longer than 5 bytes */
-            x = compact_lanes(_mm512_and_si512(
-                _mm512_maskz_permutexvar_epi8(g.lo_mask, g.lo_idx, chunk), low7));
-            if ((_mm512_test_epi64_mask(x, _mm512_set1_epi64((long long)0xffffffff00000000ULL)) &
-                 lanes) != 0)
+        /* The next chunk's position, assuming every value ends well: the
+         * only serial step, so it depends on the stop bits alone and the
+         * loads of the next chunk can start while this one decodes. */
+        guess = (unsigned)__builtin_popcountll(stops);
+        if (guess > n - i)
+            guess = (unsigned)(n - i);
+        next = guess ? p + plan_end(stops, guess) : p;
+        plan_chunk(&c, stops, AVK_VARINT_INT_MAX, n - i);
+        for (g = 0; 8 * g < c.count; g++) {
+            unsigned k = c.count - 8 * g < 8 ? c.count - 8 * g : 8;
+            __mmask8 lanes = (__mmask8)((1u << k) - 1);
+            __m512i x = compact_lanes(_mm512_and_si512(gather_group(&c, chunk, g, NULL), low7));
+            if (AVK_UNLIKELY(_mm512_mask_test_epi64_mask(
+                                 lanes, x, _mm512_set1_epi64((long long)0xffffffff00000000ULL)) != 0))
                 break; /* bits beyond 32 */
-            x = zigzag_decode_lanes(x);
-            _mm256_mask_storeu_epi32(out + i, lanes, _mm512_cvtepi64_epi32(x));
-            i += k;
-            base = g.next;
-            stops = base >= 64 ? 0 : stops & (~0ULL << base);
+            _mm256_mask_storeu_epi32(out + i + done, lanes,
+                                     _mm512_cvtepi64_epi32(zigzag_decode_lanes(x)));
+            done += k;
         }
-        if (base == 0) {
+        if (done == 0) {
             uint64_t u;
             size_t k2 = avki_decode_careful(p, (size_t)(end - p), AVK_VARINT_INT_MAX, &u);
             if (!k2)
-                goto done;
+                goto finish;
             out[i++] = avk_zigzag_decode32((uint32_t)u);
             p += k2;
         } else {
-            p += base;
+            p = AVK_LIKELY(done == guess) ? next : p + plan_end(stops, done);
+            i += done;
         }
     }
     while (i < n) {
@@ -213,39 +239,77 @@ AVKI_KTARGET static size_t avx512_decode_ints(const uint8_t *in, size_t len, int
         out[i++] = avk_zigzag_decode32((uint32_t)u);
         p += k;
     }
-done:
+finish:
     *consumed = (size_t)(p - in);
     return i;
 }
 
-/* Spreads 8 zigzagged values, each below 2^56, into 8-byte lanes with
- * continuation bits, and writes them packed. Returns bytes written; out
- * needs 64 writable bytes. */
-AVKI_KTARGET static inline size_t encode8_short(uint8_t *out, __m512i u)
+/* Spreads each lane's value below 2^56 into 8 bytes of 7 bits (no
+ * continuation bits yet): the inverse of compact_lanes. */
+AVKI_KTARGET static inline __m512i spread_lanes(__m512i x)
 {
-    __m512i x = u, lenb;
-    __m512i bits = _mm512_sub_epi64(_mm512_set1_epi64(64),
-                                    _mm512_lzcnt_epi64(_mm512_or_si512(u, _mm512_set1_epi64(1))));
-    __m512i lens = _mm512_srli_epi64(
-        _mm512_add_epi64(_mm512_add_epi64(_mm512_slli_epi64(bits, 3), bits), _mm512_set1_epi64(64)), 6);
-    __mmask64 keep, cont;
     x = _mm512_ternarylogic_epi64(_mm512_and_si512(x, _mm512_set1_epi64(0x000000000fffffffLL)),
                                   _mm512_slli_epi64(x, 4), _mm512_set1_epi64(0x0fffffff00000000LL),
                                   0xf8);
     x = _mm512_ternarylogic_epi64(_mm512_and_si512(x, _mm512_set1_epi64(0x00003fff00003fffLL)),
                                   _mm512_slli_epi64(x, 2), _mm512_set1_epi64(0x3fff00003fff0000LL),
                                   0xf8);
-    x = _mm512_ternarylogic_epi64(_mm512_and_si512(x, _mm512_set1_epi64(0x007f007f007f007fLL)),
-                                  _mm512_slli_epi64(x, 1), _mm512_set1_epi64(0x7f007f007f007f00LL),
-                                  0xf8);
-    lenb = _mm512_shuffle_epi8(lens, _mm512_set_epi64(0x0808080808080808LL, 0, 0x0808080808080808LL,
-                                                      0, 0x0808080808080808LL, 0,
-                                                      0x0808080808080808LL, 0));
-    keep = _mm512_cmplt_epu8_mask(_mm512_load_si512(pos_in_lane), lenb);
-    cont = keep & (keep >> 1) & ~0x8080808080808080ULL; /* not past a lane's end */
+    return _mm512_ternarylogic_epi64(_mm512_and_si512(x, _mm512_set1_epi64(0x007f007f007f007fLL)),
+                                     _mm512_slli_epi64(x, 1), _mm512_set1_epi64(0x7f007f007f007f00LL),
+                                     0xf8);
+}
+
+/* Encoded length of each lane's value: ceil(bits / 7), at least 1. */
+AVKI_KTARGET static inline __m512i lane_lengths(__m512i u)
+{
+    __m512i bits = _mm512_sub_epi64(_mm512_set1_epi64(64),
+                                    _mm512_lzcnt_epi64(_mm512_or_si512(u, _mm512_set1_epi64(1))));
+    return _mm512_srli_epi64(
+        _mm512_add_epi64(_mm512_add_epi64(_mm512_slli_epi64(bits, 3), bits), _mm512_set1_epi64(64)), 6);
+}
+
+/* Writes the kept bytes of x packed at out, with continuation bits on every
+ * kept byte but the last of its lane (lanes of lane_bits bytes). Returns the
+ * bytes written; out needs 64 writable bytes. */
+AVKI_KTARGET static inline size_t emit_lanes(uint8_t *out, __m512i x, __mmask64 keep,
+                                             uint64_t lane_tops)
+{
+    __mmask64 cont = keep & (keep >> 1) & ~lane_tops;
     x = _mm512_mask_add_epi8(x, cont, x, _mm512_set1_epi8((char)0x80));
     _mm512_storeu_si512(out, _mm512_maskz_compress_epi8(keep, x));
     return (size_t)__builtin_popcountll(keep);
+}
+
+/* Encodes 8 zigzagged values, each below 2^56, from 8-byte lanes. out needs
+ * 64 writable bytes. */
+AVKI_KTARGET static inline size_t encode8_short(uint8_t *out, __m512i u)
+{
+    const __m512i byte0 = _mm512_set_epi64(0x0808080808080808LL, 0, 0x0808080808080808LL, 0,
+                                           0x0808080808080808LL, 0, 0x0808080808080808LL, 0);
+    __m512i lenb = _mm512_shuffle_epi8(lane_lengths(u), byte0);
+    __mmask64 keep = _mm512_cmplt_epu8_mask(_mm512_load_si512(pos_in_lane), lenb);
+    return emit_lanes(out, spread_lanes(u), keep, 0x8080808080808080ULL);
+}
+
+/* Encodes 8 zigzagged values of any size through 16-byte lanes, 4 values
+ * per store. out needs 104 writable bytes. */
+AVKI_KTARGET static inline size_t encode8_any(uint8_t *out, __m512i u)
+{
+    const uint64_t tops = 0x8000800080008000ULL;
+    __m512i lens = lane_lengths(u);
+    __m512i lo = spread_lanes(_mm512_and_si512(u, _mm512_set1_epi64((long long)((1ULL << 56) - 1))));
+    __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi64(u, 56), _mm512_set1_epi64(0x7f)),
+                                 _mm512_slli_epi64(_mm512_srli_epi64(u, 63), 8));
+    __m512i index16 = _mm512_load_si512(pos_in_lane16);
+    __m512i a = _mm512_permutex2var_epi64(lo, _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi);
+    __m512i b = _mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4), hi);
+    __m512i la = _mm512_permutexvar_epi64(_mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), lens);
+    __m512i lb = _mm512_permutexvar_epi64(_mm512_set_epi64(7, 7, 6, 6, 5, 5, 4, 4), lens);
+    size_t w;
+    la = _mm512_shuffle_epi8(la, _mm512_setzero_si512());
+    lb = _mm512_shuffle_epi8(lb, _mm512_setzero_si512());
+    w = emit_lanes(out, a, _mm512_cmplt_epu8_mask(index16, la), tops);
+    return w + emit_lanes(out + w, b, _mm512_cmplt_epu8_mask(index16, lb), tops);
 }
 
 AVKI_KTARGET static inline size_t encode_one(uint8_t *p, uint64_t u)
@@ -263,19 +327,14 @@ AVKI_KTARGET static size_t avx512_encode_longs(uint8_t *out, const int64_t *in, 
     uint8_t *p = out;
     size_t i = 0;
     const __m512i limit = _mm512_set1_epi64((long long)((1ULL << 56) - 1));
-    /* Room: out holds 10 bytes per value, so 8 values leave 80 >= 64. */
-    for (; n - i >= 8; i += 8) {
+    /* Room: out holds 10 bytes per value, so 16 values left leave 160 >= 104. */
+    for (; n - i >= 16; i += 8) {
         __m512i v = _mm512_loadu_si512(in + i);
         __m512i u = _mm512_xor_si512(_mm512_slli_epi64(v, 1), _mm512_srai_epi64(v, 63));
-        if (AVK_LIKELY(_mm512_cmpgt_epu64_mask(u, limit) == 0)) {
+        if (AVK_LIKELY(_mm512_cmpgt_epu64_mask(u, limit) == 0))
             p += encode8_short(p, u);
-        } else {
-            uint64_t tmp[8];
-            unsigned k;
-            _mm512_storeu_si512(tmp, u);
-            for (k = 0; k < 8; k++)
-                p += encode_one(p, tmp[k]);
-        }
+        else
+            p += encode8_any(p, u);
     }
     for (; i < n; i++)
         p += encode_one(p, avk_zigzag_encode64(in[i]));

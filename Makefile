@@ -1,0 +1,51 @@
+# avrokit: `make test` and `make demo` do all the set-up on a fresh Debian machine.
+# Other targets: bench, sanitize, valgrind, fuzz, install-check, clean.
+
+BUILD        ?= build
+ASAN_BUILD   ?= build-asan
+FUZZ_BUILD   ?= build-fuzz
+JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 60
+CMAKE_FLAGS  ?=
+
+.PHONY: all deps configure build test demo bench sanitize valgrind fuzz install-check clean
+
+all: build
+
+deps:
+	@bash tools/install-deps.sh
+
+configure: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAVK_WERROR=ON $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Every test: unit (once per kernel), kernels, interop, fuzz corpora replay, install check.
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+demo: build
+	$(BUILD)/examples/varint_demo examples/data/readings.avrodata
+
+bench: build
+	python3 bench/compare --bin $(BUILD)/bench/avrokit_bench $(FILTER)
+
+sanitize: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAVK_SANITIZE=ON -DAVK_WERROR=ON \
+	  -DAVK_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+valgrind: build
+	ctest --test-dir $(BUILD) --output-on-failure -L 'unit|kernels' -E '@' \
+	  --overwrite MemoryCheckCommandOptions="--error-exitcode=1 --leak-check=full" -T memcheck
+
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAVK_BUILD_FUZZ=ON -DAVK_BUILD_TESTS=OFF -DAVK_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	bash fuzz/run-all.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

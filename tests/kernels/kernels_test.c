@@ -1,0 +1,298 @@
+/* Differential test: every runnable bulk kernel against the reference codec. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "avrokit/kernel.h"
+#include "avrokit/varint.h"
+#include "varint/kernels.h"
+
+static const avki_kernels *const all_kernels[] = {&avki_kernels_avx512, &avki_kernels_bmi2,
+                                                   &avki_kernels_scalar};
+#define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng(void)
+{
+    /* splitmix64: fixed seed, so failures reproduce */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A zigzagged value whose encoding is exactly len bytes (1..10). */
+static uint64_t value_of_len(unsigned len)
+{
+    uint64_t lo = len == 1 ? 0 : 1ULL << (7 * (len - 1));
+    uint64_t span = len >= 10 ? ~0ULL - lo : (1ULL << (7 * len)) - lo;
+    return lo + (span ? rng() % span : 0);
+}
+
+enum { DIST_FIXED_MAX = 10, DIST_MIXED_10 = 11, DIST_MIXED_2 = 12, DIST_EDGE = 13, DIST_COUNT = 14 };
+
+static uint64_t draw(int dist)
+{
+    static const uint64_t edges[] = {0, 1, 0x7f, 0x80, 0x3fff, 0x4000, (1ULL << 56) - 1, 1ULL << 56,
+                                     (1ULL << 63) - 1, 1ULL << 63, ~0ULL, 0xffffffffULL,
+                                     0x100000000ULL};
+    if (dist >= 1 && dist <= DIST_FIXED_MAX)
+        return value_of_len((unsigned)dist);
+    if (dist == DIST_MIXED_10)
+        return value_of_len(1 + (unsigned)(rng() % 10));
+    if (dist == DIST_MIXED_2)
+        return value_of_len(1 + (unsigned)(rng() % 2));
+    return edges[rng() % (sizeof edges / sizeof edges[0])];
+}
+
+/* Input buffer ending right before an unmapped page: any read past the end faults. */
+typedef struct guarded {
+    uint8_t *map;
+    size_t map_len;
+} guarded;
+
+static uint8_t *guarded_copy(guarded *g, const uint8_t *src, size_t len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t data_pages = (len + page - 1) / page;
+    uint8_t *start;
+    g->map_len = (data_pages + 1) * page;
+    g->map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(g->map != MAP_FAILED);
+    assert_int_equal(mprotect(g->map + data_pages * page, page, PROT_NONE), 0);
+    start = g->map + data_pages * page - len;
+    if (len)
+        memcpy(start, src, len);
+    return start;
+}
+
+static void guarded_free(guarded *g)
+{
+    munmap(g->map, g->map_len);
+}
+
+static void check_longs(const avki_kernels *k, const int64_t *vals, size_t n)
+{
+    size_t cap = n * AVK_VARINT_LONG_MAX + 1;
+    uint8_t *ref = malloc(cap), *enc = malloc(cap), *in;
+    int64_t *out = malloc((n + 1) * sizeof *out);
+    size_t ref_len, enc_len, consumed = 12345, got;
+    guarded g;
+    ref_len = avki_ref_encode_longs(ref, vals, n);
+    enc_len = k->encode_longs(enc, vals, n);
+    assert_int_equal(enc_len, ref_len);
+    assert_memory_equal(enc, ref, ref_len);
+    assert_int_equal(avk_varint_size_longs(vals, n), ref_len);
+
+    in = guarded_copy(&g, ref, ref_len);
+    got = k->decode_longs(in, ref_len, out, n, &consumed);
+    assert_int_equal(got, n);
+    assert_int_equal(consumed, ref_len);
+    if (n)
+        assert_memory_equal(out, vals, n * sizeof *out);
+    /* Asking for one more than there is: stops at the end, input untouched past it. */
+    got = k->decode_longs(in, ref_len, out, n + 1, &consumed);
+    assert_int_equal(got, n);
+    assert_int_equal(consumed, ref_len);
+    guarded_free(&g);
+    free(ref);
+    free(enc);
+    free(out);
+}
+
+static void check_ints(const avki_kernels *k, const int32_t *vals, size_t n)
+{
+    size_t cap = n * AVK_VARINT_INT_MAX + AVK_VARINT_LONG_MAX;
+    uint8_t *ref = malloc(cap), *enc = malloc(cap), *in;
+    int32_t *out = malloc((n + 1) * sizeof *out);
+    size_t ref_len, enc_len, consumed = 12345, got;
+    guarded g;
+    ref_len = avki_ref_encode_ints(ref, vals, n);
+    enc_len = k->encode_ints(enc, vals, n);
+    assert_int_equal(enc_len, ref_len);
+    assert_memory_equal(enc, ref, ref_len);
+    assert_int_equal(avk_varint_size_ints(vals, n), ref_len);
+
+    in = guarded_copy(&g, ref, ref_len);
+    got = k->decode_ints(in, ref_len, out, n, &consumed);
+    assert_int_equal(got, n);
+    assert_int_equal(consumed, ref_len);
+    if (n)
+        assert_memory_equal(out, vals, n * sizeof *out);
+    guarded_free(&g);
+    free(ref);
+    free(enc);
+    free(out);
+}
+
+static void test_round_trip_every_distribution(void **state)
+{
+    size_t ki;
+    (void)state;
+    for (ki = 0; ki < NKERNELS; ki++) {
+        const avki_kernels *k = all_kernels[ki];
+        int dist;
+        if (!k->runnable(avki_cpu_get())) {
+            printf("# kernel %s: not runnable on this CPU, skipped\n", k->name);
+            continue;
+        }
+        for (dist = 1; dist < DIST_COUNT; dist++) {
+            static const size_t sizes[] = {0, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 100, 257, 1000, 4099};
+            size_t si;
+            for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+                size_t n = sizes[si], i;
+                int64_t *l = malloc((n + 1) * sizeof *l);
+                int32_t *v32 = malloc((n + 1) * sizeof *v32);
+                for (i = 0; i < n; i++) {
+                    uint64_t u = draw(dist);
+                    l[i] = avk_zigzag_decode64(u);
+                    /* ints: keep the distribution's length where it fits 32 bits */
+                    v32[i] = avk_zigzag_decode32((uint32_t)(u >> (u >> 32 ? 32 : 0)));
+                }
+                check_longs(k, l, n);
+                check_ints(k, v32, n);
+                free(l);
+                free(v32);
+            }
+        }
+    }
+}
+
+/* Random bytes, mostly valid-looking: every kernel must agree with the
+ * reference on count, consumed and values, including where they stop. */
+static void test_random_bytes_match_reference(void **state)
+{
+    size_t ki, round;
+    (void)state;
+    for (round = 0; round < 3000; round++) {
+        size_t len = rng() % 300, i, n = rng() % 80;
+        uint8_t *buf = malloc(len + 1);
+        int64_t ref_l[80], out_l[80];
+        int32_t ref_i[80], out_i[80];
+        size_t ref_cl, ref_ci, ref_nl, ref_ni;
+        unsigned cont_pct = (unsigned)(rng() % 101);
+        for (i = 0; i < len; i++) {
+            uint8_t b = (uint8_t)rng();
+            b = (rng() % 100) < cont_pct ? (uint8_t)(b | 0x80) : (uint8_t)(b & 0x7f);
+            buf[i] = b;
+        }
+        ref_nl = avki_ref_decode_longs(buf, len, ref_l, n, &ref_cl);
+        ref_ni = avki_ref_decode_ints(buf, len, ref_i, n, &ref_ci);
+        for (ki = 0; ki < NKERNELS; ki++) {
+            const avki_kernels *k = all_kernels[ki];
+            guarded g;
+            uint8_t *in;
+            size_t cl, ci, nl, ni;
+            if (!k->runnable(avki_cpu_get()))
+                continue;
+            in = guarded_copy(&g, buf, len);
+            nl = k->decode_longs(in, len, out_l, n, &cl);
+            ni = k->decode_ints(in, len, out_i, n, &ci);
+            assert_int_equal(nl, ref_nl);
+            assert_int_equal(cl, ref_cl);
+            assert_int_equal(ni, ref_ni);
+            assert_int_equal(ci, ref_ci);
+            if (nl)
+                assert_memory_equal(out_l, ref_l, nl * sizeof out_l[0]);
+            if (ni)
+                assert_memory_equal(out_i, ref_i, ni * sizeof out_i[0]);
+            guarded_free(&g);
+        }
+        free(buf);
+    }
+}
+
+/* Each kernel, given a malformed value among good ones, stops exactly at it. */
+static void test_malformed_stops_exactly(void **state)
+{
+    static const uint8_t bad_long_11[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+    static const uint8_t bad_long_bits[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    static const uint8_t bad_int_6[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+    static const uint8_t bad_int_bits[] = {0xff, 0xff, 0xff, 0xff, 0x10};
+    struct {
+        const uint8_t *bytes;
+        size_t len;
+        int bad_for_long;
+    } cases[] = {{bad_long_11, sizeof bad_long_11, 1},
+                 {bad_long_bits, sizeof bad_long_bits, 1},
+                 {bad_int_6, sizeof bad_int_6, 0},
+                 {bad_int_bits, sizeof bad_int_bits, 0}};
+    size_t ki, ci, prefix;
+    (void)state;
+    for (ki = 0; ki < NKERNELS; ki++) {
+        const avki_kernels *k = all_kernels[ki];
+        if (!k->runnable(avki_cpu_get()))
+            continue;
+        for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+            for (prefix = 0; prefix < 150; prefix += 7) {
+                uint8_t buf[400];
+                int64_t out_l[200];
+                int32_t out_i[200];
+                size_t pos = 0, i, consumed, got;
+                for (i = 0; i < prefix; i++)
+                    buf[pos++] = (uint8_t)(i & 0x3f); /* 1-byte values */
+                memcpy(buf + pos, cases[ci].bytes, cases[ci].len);
+                for (i = 0; i < 100; i++)
+                    buf[pos + cases[ci].len + i] = 2;
+                got = k->decode_ints(buf, pos + cases[ci].len + 100, out_i, 200, &consumed);
+                assert_int_equal(got, prefix);
+                assert_int_equal(consumed, pos);
+                got = k->decode_longs(buf, pos + cases[ci].len + 100, out_l, 200, &consumed);
+                if (cases[ci].bad_for_long) {
+                    assert_int_equal(got, prefix);
+                    assert_int_equal(consumed, pos);
+                } else {
+                    assert_int_equal(got, prefix + 101 < 200 ? prefix + 101 : 200);
+                }
+            }
+        }
+    }
+}
+
+/* The kernel choice: AVK_KERNEL wins only when runnable; PDEP rule by vendor and family. */
+static void test_kernel_choice(void **state)
+{
+    avki_cpu none, all;
+    (void)state;
+    memset(&none, 0, sizeof none);
+    memset(&all, 0, sizeof all);
+    all.bmi2 = all.fast_pdep = all.avx512 = 1;
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &none, NULL)->name, "scalar");
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &none, "avx512")->name, "scalar");
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, NULL)->name, "avx512");
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "bmi2")->name, "bmi2");
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "scalar")->name, "scalar");
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "nonsense")->name, "avx512");
+    all.fast_pdep = 0; /* BMI2 present but microcoded */
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "bmi2")->name, "scalar");
+    assert_true(avki_cpu_pdep_is_fast(1, 0, 6));
+    assert_false(avki_cpu_pdep_is_fast(0, 1, 0x15));
+    assert_false(avki_cpu_pdep_is_fast(0, 1, 0x17)); /* Zen 1, Zen 2 */
+    assert_true(avki_cpu_pdep_is_fast(0, 1, 0x19));  /* Zen 3, Zen 4 */
+    assert_true(avki_cpu_pdep_is_fast(0, 1, 0x1a));  /* Zen 5 */
+    assert_false(avki_cpu_pdep_is_fast(0, 0, 0x18)); /* Hygon and unknown vendors */
+    printf("# active kernel: %s\n", avk_kernel_name());
+    assert_int_equal(avk_kernel_count(), NKERNELS);
+    assert_string_equal(avk_kernel_name_at(NKERNELS - 1), "scalar");
+    assert_null(avk_kernel_name_at(NKERNELS));
+    assert_true(avk_kernel_runnable_at(NKERNELS - 1));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_every_distribution),
+        cmocka_unit_test(test_random_bytes_match_reference),
+        cmocka_unit_test(test_malformed_stops_exactly),
+        cmocka_unit_test(test_kernel_choice),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
