@@ -95,17 +95,9 @@ AVK_INLINE avk_status avk_reader_read_long(avk_reader *r, int64_t *out, avk_erro
 {
     const uint8_t *p = r->pos;
     if (AVK_LIKELY(r->end - p >= AVK_VARINT_LONG_MAX)) {
-        uint64_t u;
-        size_t n;
-        if (AVK_LIKELY(p[0] < 0x80)) {
-            r->pos = p + 1;
-            *out = avk_zigzag_decode64(p[0]);
-            return AVK_OK;
-        }
-        n = avk_varint_decode_u64_slow(p, AVK_VARINT_LONG_MAX, &u);
+        size_t n = avk_varint_decode_long(p, AVK_VARINT_LONG_MAX, out);
         if (AVK_LIKELY(n != 0)) {
             r->pos = p + n;
-            *out = avk_zigzag_decode64(u);
             return AVK_OK;
         }
     }
@@ -117,17 +109,9 @@ AVK_INLINE avk_status avk_reader_read_int(avk_reader *r, int32_t *out, avk_error
 {
     const uint8_t *p = r->pos;
     if (AVK_LIKELY(r->end - p >= AVK_VARINT_LONG_MAX)) {
-        uint32_t u;
-        size_t n;
-        if (AVK_LIKELY(p[0] < 0x80)) {
-            r->pos = p + 1;
-            *out = avk_zigzag_decode32(p[0]);
-            return AVK_OK;
-        }
-        n = avk_varint_decode_u32_slow(p, AVK_VARINT_LONG_MAX, &u);
+        size_t n = avk_varint_decode_int(p, AVK_VARINT_LONG_MAX, out);
         if (AVK_LIKELY(n != 0)) {
             r->pos = p + n;
-            *out = avk_zigzag_decode32(u);
             return AVK_OK;
         }
     }

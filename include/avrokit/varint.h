@@ -42,22 +42,25 @@ AVK_INLINE int32_t avk_zigzag_decode32(uint32_t u)
  * more). Callers normally use the inline functions. */
 size_t avk_varint_encode_u64_slow(uint8_t *out, uint64_t u);
 size_t avk_varint_decode_u64_slow(const uint8_t *in, size_t len, uint64_t *out);
+/* Word decoder for a varint of 3 bytes or more; in needs 10 readable bytes. */
+size_t avk_varint_decode_u64_long(const uint8_t *in, uint64_t *out);
 size_t avk_varint_decode_u32_slow(const uint8_t *in, size_t len, uint32_t *out);
 
 /* Encodes one long as a zigzag varint into out, which must have room for
  * AVK_VARINT_LONG_MAX bytes (up to that many may be written even for a short
- * value). Returns the length of the encoding, 1 to 10. Cannot fail. */
+ * value). Returns the length of the encoding, 1 to 10. Cannot fail.
+ *
+ * Values below 2^14 (1 or 2 bytes) take one predictable branch and no
+ * branch on which of the two they are, so random short lengths cost no
+ * misprediction; longer values go to a branch-free word encoder. */
 AVK_INLINE size_t avk_varint_encode_long(uint8_t *out, int64_t v)
 {
     uint64_t u = avk_zigzag_encode64(v);
-    if (AVK_LIKELY(u < 0x80)) {
-        out[0] = (uint8_t)u;
-        return 1;
-    }
-    if (u < 0x4000) {
-        out[0] = (uint8_t)(u | 0x80);
+    if (AVK_LIKELY(u < 0x4000)) {
+        uint64_t two = u >= 0x80;
+        out[0] = (uint8_t)(u | (two << 7));
         out[1] = (uint8_t)(u >> 7);
-        return 2;
+        return 1 + (size_t)two;
     }
     return avk_varint_encode_u64_slow(out, u);
 }
@@ -72,33 +75,62 @@ AVK_INLINE size_t avk_varint_encode_int(uint8_t *out, int32_t v)
 /* Decodes one zigzag long from in[0..len). Returns the number of bytes it
  * used (1 to 10), or 0 when the input is truncated or malformed (longer than
  * 10 bytes, or bits beyond 64): avk_varint_explain() says which and where.
- * Never reads at or past in + len. */
+ * Never reads at or past in + len.
+ *
+ * Length tests are ordered for both fixed and random lengths: 1- and 2-byte
+ * values are inline branches (well predicted when most values are short);
+ * longer ones go to a branch-free word decoder, so random lengths 3-10 cost
+ * no misprediction per byte. */
 AVK_INLINE size_t avk_varint_decode_long(const uint8_t *in, size_t len, int64_t *out)
 {
-    uint64_t u;
-    size_t n;
-    if (AVK_LIKELY(len > 0 && in[0] < 0x80)) {
-        *out = avk_zigzag_decode64(in[0]);
-        return 1;
+    if (AVK_LIKELY(len >= AVK_VARINT_LONG_MAX)) {
+        uint64_t b0 = in[0], b1, u;
+        size_t n;
+        if (AVK_LIKELY(b0 < 0x80)) {
+            *out = avk_zigzag_decode64(b0);
+            return 1;
+        }
+        b1 = in[1];
+        if (AVK_LIKELY(b1 < 0x80)) {
+            *out = avk_zigzag_decode64((b0 & 0x7f) | (b1 << 7));
+            return 2;
+        }
+        n = avk_varint_decode_u64_long(in, &u);
+        *out = avk_zigzag_decode64(u);
+        return n;
+    } else {
+        uint64_t u = 0;
+        size_t n = avk_varint_decode_u64_slow(in, len, &u);
+        *out = avk_zigzag_decode64(u);
+        return n;
     }
-    n = avk_varint_decode_u64_slow(in, len, &u);
-    *out = avk_zigzag_decode64(u);
-    return n;
 }
 
 /* Decodes one zigzag int (at most 5 bytes, no bits beyond 32). Returns the
  * bytes used, or 0 on truncated or malformed input. */
 AVK_INLINE size_t avk_varint_decode_int(const uint8_t *in, size_t len, int32_t *out)
 {
-    uint32_t u;
-    size_t n;
-    if (AVK_LIKELY(len > 0 && in[0] < 0x80)) {
-        *out = avk_zigzag_decode32(in[0]);
-        return 1;
+    if (AVK_LIKELY(len >= AVK_VARINT_LONG_MAX)) {
+        uint32_t b0 = in[0], b1, u;
+        size_t n;
+        if (AVK_LIKELY(b0 < 0x80)) {
+            *out = avk_zigzag_decode32(b0);
+            return 1;
+        }
+        b1 = in[1];
+        if (AVK_LIKELY(b1 < 0x80)) {
+            *out = avk_zigzag_decode32((b0 & 0x7f) | (b1 << 7));
+            return 2;
+        }
+        n = avk_varint_decode_u32_slow(in, len, &u);
+        *out = avk_zigzag_decode32(u);
+        return n;
+    } else {
+        uint32_t u = 0;
+        size_t n = avk_varint_decode_u32_slow(in, len, &u);
+        *out = avk_zigzag_decode32(u);
+        return n;
     }
-    n = avk_varint_decode_u32_slow(in, len, &u);
-    *out = avk_zigzag_decode32(u);
-    return n;
 }
 
 /* Says why the varint at in[0..len) does not decode, and fills err (when

@@ -15,6 +15,11 @@ size_t avk_varint_decode_u64_slow(const uint8_t *in, size_t len, uint64_t *out)
     return avki_decode_careful(in, len, AVK_VARINT_LONG_MAX, out);
 }
 
+size_t avk_varint_decode_u64_long(const uint8_t *in, uint64_t *out)
+{
+    return avki_decode_u64_word(in, out);
+}
+
 size_t avk_varint_decode_u32_slow(const uint8_t *in, size_t len, uint32_t *out)
 {
     uint64_t u = 0;

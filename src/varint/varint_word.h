@@ -68,18 +68,22 @@ static inline size_t avki_decode_tail_9_10(const uint8_t *p, uint64_t w, uint64_
 }
 
 /* Decodes one varint from p, which must have 10 readable bytes. Returns
- * its length, or 0 when malformed. Branch-free for 1 to 8 bytes, so random
- * lengths cost no mispredictions. */
+ * its length, or 0 when malformed. Branch-free for 1 to 10 bytes (9 and 10
+ * are chosen with conditional moves), so random lengths cost no
+ * misprediction; only malformed input takes a branch. */
 static inline size_t avki_decode_u64_word(const uint8_t *p, uint64_t *out)
 {
     uint64_t w = avki_load64(p);
     uint64_t stops = ~w & AVKI_HIGH_BITS;
-    if (AVK_LIKELY(stops != 0)) {
-        uint64_t through_stop = stops ^ (stops - 1);
-        *out = avki_compact56(w & through_stop & AVKI_LOW7_BITS);
-        return ((size_t)__builtin_ctzll(stops) >> 3) + 1;
-    }
-    return avki_decode_tail_9_10(p, w, out);
+    uint64_t through = stops ^ (stops - 1); /* all ones when no stop in 8 bytes */
+    uint64_t b8 = p[8], b9 = p[9], c8 = b8 >> 7;
+    uint64_t tail = ((b8 & 0x7f) << 56) | ((b9 << 63) & (0 - c8));
+    size_t len = stops ? ((size_t)__builtin_ctzll(stops) >> 3) + 1 : 9 + (size_t)c8;
+    /* Over 10 bytes, or a 10th byte with more than bit 63. */
+    if (AVK_UNLIKELY(stops == 0 && c8 && b9 > 1))
+        return 0;
+    *out = avki_compact56(w & through & AVKI_LOW7_BITS) | (stops ? 0 : tail);
+    return len;
 }
 
 /* Byte-by-byte decode for the last bytes of an input. Returns the length,
@@ -103,24 +107,19 @@ static inline size_t avki_decode_careful(const uint8_t *p, size_t len, unsigned 
     return 0;
 }
 
-/* Encodes u (at least 2^14 is typical, any value works) storing whole
- * words: out needs 10 writable bytes. Returns the length. */
+/* Encodes any u storing whole words: out needs 10 writable bytes (bytes
+ * past the encoding may be overwritten). Returns the length. Branch-free,
+ * so random lengths cost no misprediction. */
 static inline size_t avki_encode_u64_word(uint8_t *out, uint64_t u)
 {
-    if (AVK_LIKELY(u < (1ULL << 56))) {
-        unsigned len = avki_varint_len(u);
-        uint64_t cont = AVKI_HIGH_BITS & ((1ULL << (8 * len - 8)) - 1);
-        avki_store64(out, avki_spread56(u) | cont);
-        return len;
-    }
-    avki_store64(out, avki_spread56(u & ((1ULL << 56) - 1)) | AVKI_HIGH_BITS);
-    if ((u >> 56) < 0x80) {
-        out[8] = (uint8_t)(u >> 56);
-        return 9;
-    }
-    out[8] = (uint8_t)((u >> 56) | 0x80);
-    out[9] = 1;
-    return 10;
+    unsigned len = avki_varint_len(u);
+    uint64_t hi = u >> 56;
+    /* Continuation bits on every byte but the last, within the first word. */
+    uint64_t cont = len > 8 ? AVKI_HIGH_BITS : AVKI_HIGH_BITS & ((1ULL << (8 * len - 8)) - 1);
+    avki_store64(out, avki_spread56(u & ((1ULL << 56) - 1)) | cont);
+    out[8] = (uint8_t)((hi & 0x7f) | ((uint64_t)(len == 10) << 7));
+    out[9] = (uint8_t)(hi >> 7);
+    return len;
 }
 
 #endif
