@@ -39,6 +39,9 @@ void avk_error_clear(avk_error *err)
 }
 
 static void error_fill(avk_error *err, avk_status status, int sys_errno, uint64_t offset,
+                       const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void error_fill(avk_error *err, avk_status status, int sys_errno, uint64_t offset,
                        const char *fmt, va_list ap)
 {
     avk_error_clear(err);

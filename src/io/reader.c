@@ -147,12 +147,23 @@ static avk_status refill(avk_reader *r, size_t need, avk_error *err)
     return AVK_OK;
 }
 
-static avk_status truncated(avk_reader *r, size_t want, avk_error *err)
+/* One source call appending to the buffer (after moving the unread bytes
+ * to the front): used where any progress lets the caller retry, so a read
+ * never waits for, or fails on, bytes it does not need. */
+static avk_status refill_some(avk_reader *r, avk_error *err)
 {
-    return avki_error_set(err, AVK_ERR_TRUNCATED, avk_reader_offset(r),
-                          "input ends at offset %llu: %zu more bytes needed, %zu left",
-                          (unsigned long long)avk_reader_offset(r), want,
-                          (size_t)(r->end - r->pos));
+    size_t have = (size_t)(r->end - r->pos);
+    if (have == r->cap || r->at_eof)
+        return AVK_OK;
+    return refill(r, have + 1, err);
+}
+
+/* TRUNCATED for a read of want bytes that began at offset start. */
+static avk_status truncated(uint64_t start, uint64_t want, avk_error *err)
+{
+    return avki_error_set(err, AVK_ERR_TRUNCATED, start,
+                          "input ends before the %llu bytes wanted at offset %llu",
+                          (unsigned long long)want, (unsigned long long)start);
 }
 
 avk_status avk_reader_fill(avk_reader *r, size_t n, avk_error *err)
@@ -165,7 +176,7 @@ avk_status avk_reader_fill(avk_reader *r, size_t n, avk_error *err)
     AVK_TRY(refill(r, n, err));
     if ((size_t)(r->end - r->pos) >= n)
         return AVK_OK;
-    return truncated(r, n, err);
+    return truncated(avk_reader_offset(r), n, err);
 }
 
 avk_status avk_reader_at_end(avk_reader *r, int *at_end, avk_error *err)
@@ -196,7 +207,7 @@ static avk_status read_varint_slow(avk_reader *r, int is_int, uint64_t *out, avk
         }
         if (avail >= AVK_VARINT_LONG_MAX || !r->source || r->at_eof)
             return avki_varint_failure(r->pos, avail, is_int, avk_reader_offset(r), err);
-        AVK_TRY(refill(r, AVK_VARINT_LONG_MAX, err));
+        AVK_TRY(refill_some(r, err));
     }
 }
 
@@ -219,33 +230,34 @@ avk_status avk_reader_read_int_slow(avk_reader *r, int32_t *out, avk_error *err)
 avk_status avk_reader_read_raw_slow(avk_reader *r, void *dst, size_t n, avk_error *err)
 {
     uint8_t *d = (uint8_t *)dst;
+    uint64_t start = avk_reader_offset(r), want = n;
     size_t avail = (size_t)(r->end - r->pos);
     if (!r->source)
-        return truncated(r, n, err);
+        return truncated(start, want, err);
     /* Take what is buffered, then read large remainders straight into dst. */
     memcpy(d, r->pos, avail);
     r->pos += avail;
     d += avail;
     n -= avail;
     while (n > 0) {
-        if (n >= r->cap && !r->at_eof) {
+        if (r->at_eof)
+            return truncated(start, want, err);
+        if (n >= r->cap) {
             size_t got = 0;
             AVK_TRY(r->source(r->source_ctx, d, n, &got, err));
-            if (got == 0) {
-                r->at_eof = 1;
-                continue;
-            }
             if (got > n)
-                got = n;
+                return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, avk_reader_offset(r),
+                                      "reader source returned %zu bytes for a %zu-byte request",
+                                      got, n);
+            if (got == 0)
+                r->at_eof = 1;
             r->base_offset += got;
             d += got;
             n -= got;
         } else {
             size_t take;
-            AVK_TRY(refill(r, n < r->cap ? n : r->cap, err));
+            AVK_TRY(refill(r, n, err));
             take = (size_t)(r->end - r->pos);
-            if (take == 0)
-                return truncated(r, n, err);
             if (take > n)
                 take = n;
             memcpy(d, r->pos, take);
@@ -270,6 +282,7 @@ avk_status avk_reader_read_boolean(avk_reader *r, int *out, avk_error *err)
 
 avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err)
 {
+    uint64_t start = avk_reader_offset(r), want = n;
     for (;;) {
         size_t avail = (size_t)(r->end - r->pos);
         if (n <= avail) {
@@ -277,10 +290,7 @@ avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err)
             return AVK_OK;
         }
         if (!r->source || r->at_eof)
-            return avki_error_set(err, AVK_ERR_TRUNCATED, avk_reader_offset(r),
-                                  "cannot skip %llu bytes at offset %llu: only %zu left",
-                                  (unsigned long long)n,
-                                  (unsigned long long)avk_reader_offset(r), avail);
+            return truncated(start, want, err);
         r->pos += avail;
         n -= avail;
         AVK_TRY(refill(r, 1, err));
@@ -303,7 +313,7 @@ avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err)
             if (avail_ >= AVK_VARINT_LONG_MAX || !(r)->source || (r)->at_eof)              \
                 return avki_varint_failure((r)->pos, avail_, is_int, avk_reader_offset(r), \
                                            err);                                           \
-            AVK_TRY(refill((r), AVK_VARINT_LONG_MAX, (err)));                              \
+            AVK_TRY(refill_some((r), (err)));                                              \
         }                                                                                  \
     } while (0)
 
