@@ -134,8 +134,9 @@ AVK_INLINE size_t avk_varint_decode_int(const uint8_t *in, size_t len, int32_t *
 }
 
 /* Says why the varint at in[0..len) does not decode, and fills err (when
- * not NULL) with the status, a message and offset base_offset plus the
- * position of the offending byte. is_int selects the 5-byte int rules.
+ * not NULL) with the status, a message and an offset: base_offset for a
+ * truncated or too long varint (its first byte), base_offset plus the last
+ * byte's position for bits beyond 32 or 64. is_int selects the int rules.
  * Returns AVK_ERR_TRUNCATED or AVK_ERR_MALFORMED, or AVK_OK when the value
  * is in fact valid. Cold: call it only after a decode returned 0. */
 avk_status avk_varint_explain(const uint8_t *in, size_t len, int is_int,
@@ -145,8 +146,9 @@ avk_status avk_varint_explain(const uint8_t *in, size_t len, int is_int,
  * kernel chosen at start-up. *consumed (required) receives the bytes used by
  * the values decoded. Returns AVK_OK, or AVK_ERR_TRUNCATED / AVK_ERR_MALFORMED
  * with out[0..k) and *consumed covering the k good values before the bad
- * one; err->offset is then the offset of the bad varint within in. Never
- * reads at or past in + len. */
+ * one; err->offset is then, within in, as avk_varint_explain reports it
+ * (the bad varint's first byte, or its last for excess bits). Never reads
+ * at or past in + len. */
 avk_status avk_varint_decode_longs(const uint8_t *in, size_t len, int64_t *out,
                                    size_t n, size_t *consumed, avk_error *err);
 
