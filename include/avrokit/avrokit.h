@@ -6,6 +6,7 @@
 #include "avrokit/kernel.h"
 #include "avrokit/macros.h"
 #include "avrokit/reader.h"
+#include "avrokit/schema.h"
 #include "avrokit/status.h"
 #include "avrokit/varint.h"
 #include "avrokit/version.h"

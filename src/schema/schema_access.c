@@ -1,0 +1,1 @@
+/* (being written) */ typedef int avki_placeholder_schema_access;
