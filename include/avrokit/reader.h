@@ -16,9 +16,14 @@
 extern "C" {
 #endif
 
-/* A stream source: copy up to cap bytes into buf and set *got. *got == 0
- * with AVK_OK means end of stream. Any other status is passed on to the
- * caller of the read (fill err when not NULL). */
+/* A stream source: copy up to cap bytes into buf and set *got (never more
+ * than cap: a source that writes past cap breaks this contract and memory).
+ * *got == 0 with AVK_OK means end of stream. Any other status is passed on
+ * to the caller of the read (fill err when not NULL).
+ *
+ * After a read fails, the reader's position is unspecified (a stream reader
+ * may have consumed input); the error's offset is where the failed read
+ * began. */
 typedef avk_status (*avk_source_fn)(void *ctx, void *buf, size_t cap,
                                     size_t *got, avk_error *err);
 

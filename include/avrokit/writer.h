@@ -80,8 +80,14 @@ AVK_INLINE uint64_t avk_writer_offset(const avk_writer *w)
     return w->flushed + (uint64_t)(w->pos - w->buf);
 }
 
-/* Stream writer: hand every buffered byte to the destination. A memory
- * writer has nothing to flush. Returns AVK_OK or the sink's status. */
+/* Stream writer: hand every buffered byte to the destination (and fflush a
+ * stdio stream). A memory writer has nothing to flush. Returns AVK_OK or the
+ * sink's status.
+ *
+ * After an error: a memory writer keeps what it had; a stream writer's
+ * destination holds a prefix of what was written (a sink that fails midway
+ * may have taken part of a flush; a retried flush sends the buffer again),
+ * so treat the stream as broken. */
 avk_status avk_writer_flush(avk_writer *w, avk_error *err);
 
 /* Makes at least n bytes free at w->pos: grows a memory writer (up to
@@ -89,13 +95,15 @@ avk_status avk_writer_flush(avk_writer *w, avk_error *err);
  * n may not exceed the buffer size (AVK_ERR_INVALID_ARGUMENT). */
 avk_status avk_writer_reserve(avk_writer *w, size_t n, avk_error *err);
 
+/* Slow path of avk_writer_write_long (buffer full or near max_size). */
+avk_status avk_writer_write_long_slow(avk_writer *w, int64_t v, avk_error *err);
+
+/* Writes one long (int) as a zigzag varint. Returns AVK_OK, AVK_ERR_LIMIT
+ * (memory writer past max_size), AVK_ERR_NO_MEMORY or the sink's status. */
 AVK_INLINE avk_status avk_writer_write_long(avk_writer *w, int64_t v, avk_error *err)
 {
-    if (AVK_UNLIKELY(w->end - w->pos < AVK_VARINT_LONG_MAX)) {
-        avk_status st = avk_writer_reserve(w, AVK_VARINT_LONG_MAX, err);
-        if (st != AVK_OK)
-            return st;
-    }
+    if (AVK_UNLIKELY(w->end - w->pos < AVK_VARINT_LONG_MAX))
+        return avk_writer_write_long_slow(w, v, err);
     w->pos += avk_varint_encode_long(w->pos, v);
     return AVK_OK;
 }

@@ -28,7 +28,8 @@ static unsigned long long read_xcr0(void)
 
 static void probe(avki_cpu *c)
 {
-    unsigned a = 0, b = 0, cx = 0, d = 0, max_leaf = 0;
+    unsigned a = 0, b = 0, cx = 0, d = 0, max_leaf = 0, max_ext = 0;
+    int popcnt, lzcnt = 0, bmi1;
     char vendor[13];
     int osxsave, zmm_saved = 0;
 
@@ -50,6 +51,7 @@ static void probe(avki_cpu *c)
     if (c->family == 0x6 || c->family >= 0xf)
         c->model |= ((a >> 16) & 0xf) << 4;
     osxsave = (cx >> 27) & 1;
+    popcnt = (cx >> 23) & 1;
     if (osxsave) {
         unsigned long long xcr0 = read_xcr0();
         /* SSE, AVX, opmask, ZMM_Hi256 and Hi16_ZMM state all enabled. */
@@ -57,8 +59,17 @@ static void probe(avki_cpu *c)
     }
     if (max_leaf < 7)
         return;
+    max_ext = __get_cpuid_max(0x80000000, NULL);
+    if (max_ext >= 0x80000001) {
+        unsigned ea, eb, ec, ed;
+        __cpuid(0x80000001, ea, eb, ec, ed);
+        lzcnt = (ec >> 5) & 1; /* ABM */
+    }
     __cpuid_count(7, 0, a, b, cx, d);
-    c->bmi2 = (b >> 8) & 1;
+    bmi1 = (b >> 3) & 1;
+    /* The kernels are compiled with LZCNT, TZCNT (BMI1) and POPCNT beside
+     * BMI2: a virtual CPU may hide them, and LZCNT would then run as BSR. */
+    c->bmi2 = ((b >> 8) & 1) && bmi1 && lzcnt && popcnt;
     c->fast_pdep = c->bmi2 && avki_cpu_pdep_is_fast(c->is_intel, c->is_amd, c->family);
     {
         int f = (b >> 16) & 1, cd = (b >> 28) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;

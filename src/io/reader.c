@@ -109,11 +109,15 @@ avk_status avk_reader_init_file(avk_reader *r, FILE *fp, const avk_reader_option
 
 void avk_reader_destroy(avk_reader *r)
 {
+    static const uint8_t empty[1];
     if (r->buf)
         r->alloc.free(r->alloc.ctx, r->buf, r->cap);
     r->buf = NULL;
     r->cap = 0;
-    r->pos = r->end = r->base = NULL;
+    /* A destroyed reader reads as an empty memory reader: TRUNCATED, never a hang. */
+    r->pos = r->end = r->base = empty;
+    r->source = NULL;
+    r->at_eof = 1;
 }
 
 /* Moves the unread bytes to the front and reads until need bytes are
@@ -205,7 +209,9 @@ static avk_status read_varint_slow(avk_reader *r, int is_int, uint64_t *out, avk
             r->pos += k;
             return AVK_OK;
         }
-        if (avail >= AVK_VARINT_LONG_MAX || !r->source || r->at_eof)
+        /* A varint that does not decode from its longest possible length
+         * (5 bytes for an int) is malformed: no need to wait for more. */
+        if (avail >= (is_int ? AVK_VARINT_INT_MAX : AVK_VARINT_LONG_MAX) || !r->source || r->at_eof)
             return avki_varint_failure(r->pos, avail, is_int, avk_reader_offset(r), err);
         AVK_TRY(refill_some(r, err));
     }
@@ -232,6 +238,11 @@ avk_status avk_reader_read_raw_slow(avk_reader *r, void *dst, size_t n, avk_erro
     uint8_t *d = (uint8_t *)dst;
     uint64_t start = avk_reader_offset(r), want = n;
     size_t avail = (size_t)(r->end - r->pos);
+    if (avail >= n) { /* callable directly, not only from the inline read */
+        memcpy(d, r->pos, n);
+        r->pos += n;
+        return AVK_OK;
+    }
     if (!r->source)
         return truncated(start, want, err);
     /* Take what is buffered, then read large remainders straight into dst. */
@@ -310,7 +321,8 @@ avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err)
             if (done_ == (n))                                                              \
                 return AVK_OK;                                                             \
             avail_ = (size_t)((r)->end - (r)->pos);                                        \
-            if (avail_ >= AVK_VARINT_LONG_MAX || !(r)->source || (r)->at_eof)              \
+            if (avail_ >= (is_int ? AVK_VARINT_INT_MAX : AVK_VARINT_LONG_MAX) ||             \
+                !(r)->source || (r)->at_eof)                                               \
                 return avki_varint_failure((r)->pos, avail_, is_int, avk_reader_offset(r), \
                                            err);                                           \
             AVK_TRY(refill_some((r), (err)));                                              \

@@ -131,7 +131,25 @@ avk_status avk_writer_flush(avk_writer *w, avk_error *err)
     AVK_TRY(w->sink(w->sink_ctx, w->buf, len, err));
     w->flushed += len;
     w->pos = w->buf;
+    if (w->fp && fflush(w->fp) != 0)
+        return avki_error_errno(err, errno, "flushing the stdio stream failed");
     return AVK_OK;
+}
+
+/* Memory writer near max_size: the worst-case reservation of the fast path
+ * (10 bytes a value) may not fit although the value does; encode into a
+ * scratch buffer and copy the exact length. */
+avk_status avk_writer_write_long_slow(avk_writer *w, int64_t v, avk_error *err)
+{
+    uint8_t tmp[AVK_VARINT_LONG_MAX];
+    avk_status st = avk_writer_reserve(w, AVK_VARINT_LONG_MAX, err);
+    if (st == AVK_OK) {
+        w->pos += avk_varint_encode_long(w->pos, v);
+        return AVK_OK;
+    }
+    if (st != AVK_ERR_LIMIT)
+        return st;
+    return avk_writer_write_raw(w, tmp, avk_varint_encode_long(tmp, v), err);
 }
 
 /* Memory writer: grows the buffer to hold at least n more bytes. */
@@ -171,7 +189,12 @@ avk_status avk_writer_reserve(avk_writer *w, size_t n, avk_error *err)
 avk_status avk_writer_write_raw_slow(avk_writer *w, const void *src, size_t n, avk_error *err)
 {
     const uint8_t *s = (const uint8_t *)src;
-    size_t room;
+    size_t room = (size_t)(w->end - w->pos);
+    if (room >= n) { /* callable directly, not only from the inline write */
+        memcpy(w->pos, s, n);
+        w->pos += n;
+        return AVK_OK;
+    }
     if (!w->sink) {
         AVK_TRY(grow(w, n, err));
         memcpy(w->pos, s, n);
@@ -179,7 +202,6 @@ avk_status avk_writer_write_raw_slow(avk_writer *w, const void *src, size_t n, a
         return AVK_OK;
     }
     /* Fill the buffer, flush, then pass large remainders straight through. */
-    room = (size_t)(w->end - w->pos);
     memcpy(w->pos, s, room);
     w->pos += room;
     s += room;
@@ -203,7 +225,13 @@ avk_status avk_writer_write_longs(avk_writer *w, const int64_t *in, size_t n, av
     size_t chunk_max = w->sink ? w->cap / AVK_VARINT_LONG_MAX : (size_t)1 << 20;
     while (done < n) {
         size_t chunk = n - done < chunk_max ? n - done : chunk_max;
-        AVK_TRY(avk_writer_reserve(w, chunk * AVK_VARINT_LONG_MAX, err));
+        avk_status st = avk_writer_reserve(w, chunk * AVK_VARINT_LONG_MAX, err);
+        if (st == AVK_ERR_LIMIT) { /* near max_size: exact sizes, one value at a time */
+            for (; done < n; done++)
+                AVK_TRY(avk_writer_write_long_slow(w, in[done], err));
+            return AVK_OK;
+        }
+        AVK_TRY(st);
         w->pos += k->encode_longs(w->pos, in + done, chunk);
         done += chunk;
     }
@@ -218,7 +246,13 @@ avk_status avk_writer_write_ints(avk_writer *w, const int32_t *in, size_t n, avk
         w->sink ? (w->cap - AVK_VARINT_LONG_MAX) / AVK_VARINT_INT_MAX : (size_t)1 << 20;
     while (done < n) {
         size_t chunk = n - done < chunk_max ? n - done : chunk_max;
-        AVK_TRY(avk_writer_reserve(w, chunk * AVK_VARINT_INT_MAX + AVK_VARINT_LONG_MAX, err));
+        avk_status st = avk_writer_reserve(w, chunk * AVK_VARINT_INT_MAX + AVK_VARINT_LONG_MAX, err);
+        if (st == AVK_ERR_LIMIT) {
+            for (; done < n; done++)
+                AVK_TRY(avk_writer_write_long_slow(w, in[done], err));
+            return AVK_OK;
+        }
+        AVK_TRY(st);
         w->pos += k->encode_ints(w->pos, in + done, chunk);
         done += chunk;
     }

@@ -75,7 +75,7 @@ struct avk_type {
 struct avk_schema {
     avki_arena arena;    /* owns every node, string and the JSON tree */
     const avk_type *root;
-    const avk_type **named; /* every named type, in definition order */
+    avk_type **named;    /* every named type, in definition order */
     size_t named_count;
 };
 

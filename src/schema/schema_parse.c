@@ -1,1 +1,1167 @@
-/* (being written) */ typedef int avki_placeholder_schema_parse;
+/* Schema parser: JSON tree -> validated avk_type graph, with names, defaults and logical types. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "avrokit/writer.h"
+#include "common/alloc_internal.h"
+#include "common/error.h"
+#include "schema/schema_internal.h"
+
+#define DEFAULT_MAX_DEPTH 128
+#define DEFAULT_MAX_SIZE ((size_t)64 << 20)
+#define DEFAULT_MAX_MEMORY ((size_t)256 << 20)
+
+/* ---- shared primitive nodes -------------------------------------------- */
+
+#define PRIM(k) {.kind = (k), .enum_default = -1, .bare = 1}
+static const avk_type primitives[] = {
+    PRIM(AVK_NULL), PRIM(AVK_BOOLEAN), PRIM(AVK_INT),   PRIM(AVK_LONG),
+    PRIM(AVK_FLOAT), PRIM(AVK_DOUBLE), PRIM(AVK_BYTES), PRIM(AVK_STRING),
+};
+
+const avk_type *avki_primitive(avk_kind kind)
+{
+    return kind <= AVK_STRING ? &primitives[kind] : NULL;
+}
+
+static const char *const primitive_names[] = {"null",   "boolean", "int",   "long",
+                                              "float",  "double",  "bytes", "string"};
+
+/* The primitive kind named by s, or -1. */
+static int primitive_kind(const char *s, size_t len)
+{
+    int k;
+    for (k = 0; k <= AVK_STRING; k++)
+        if (strlen(primitive_names[k]) == len && memcmp(primitive_names[k], s, len) == 0)
+            return k;
+    return -1;
+}
+
+/* ---- a string set for duplicate checks and name lookup ----------------- */
+
+typedef struct name_slot {
+    const char *key;
+    size_t len;
+    const void *value;
+} name_slot;
+
+typedef struct name_table {
+    name_slot *slots;
+    size_t cap; /* power of two */
+    size_t count;
+} name_table;
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+    size_t i;
+    for (i = 0; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+typedef struct parser {
+    avk_schema *schema;
+    avki_arena *arena;
+    avk_error *err;
+    size_t max_depth;
+    name_table names; /* full name -> avk_type*, grown in place */
+    avk_type **named;
+    size_t named_count, named_cap;
+    char path[AVK_ERROR_PATH_MAX];
+    size_t path_len;
+} parser;
+
+static avk_status no_memory(parser *p)
+{
+    return avki_error_set(p->err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                          "out of memory (or past max_memory) while parsing the schema");
+}
+
+static void *alloc_zero(parser *p, size_t size)
+{
+    void *m = avki_arena_alloc(p->arena, size ? size : 1, 16);
+    if (m)
+        memset(m, 0, size);
+    return m;
+}
+
+static avk_status table_init(parser *p, name_table *t, size_t expected)
+{
+    size_t cap = 16;
+    while (cap < expected * 2)
+        cap *= 2;
+    t->slots = (name_slot *)alloc_zero(p, cap * sizeof *t->slots);
+    if (!t->slots)
+        return no_memory(p);
+    t->cap = cap;
+    t->count = 0;
+    return AVK_OK;
+}
+
+static name_slot *table_find(const name_table *t, const char *key, size_t len)
+{
+    size_t i = (size_t)hash_bytes(key, len) & (t->cap - 1);
+    for (;;) {
+        name_slot *s = &t->slots[i];
+        if (!s->key || (s->len == len && memcmp(s->key, key, len) == 0))
+            return s;
+        i = (i + 1) & (t->cap - 1);
+    }
+}
+
+/* Inserts key; returns 0 when it was already there (its slot in *existing). */
+static avk_status table_put(parser *p, name_table *t, const char *key, size_t len, const void *value,
+                            int *inserted)
+{
+    name_slot *s;
+    if ((t->count + 1) * 2 > t->cap) { /* grow: rehash into a table twice the size */
+        name_table bigger;
+        size_t i;
+        AVK_TRY(table_init(p, &bigger, t->cap));
+        for (i = 0; i < t->cap; i++)
+            if (t->slots[i].key)
+                *table_find(&bigger, t->slots[i].key, t->slots[i].len) = t->slots[i];
+        bigger.count = t->count;
+        *t = bigger;
+    }
+    s = table_find(t, key, len);
+    if (s->key) {
+        *inserted = 0;
+        return AVK_OK;
+    }
+    s->key = key;
+    s->len = len;
+    s->value = value;
+    t->count++;
+    *inserted = 1;
+    return AVK_OK;
+}
+
+/* ---- error paths -------------------------------------------------------- */
+
+/* Appends a path segment; returns the length to restore. */
+static size_t path_push(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static size_t path_push(parser *p, const char *fmt, ...)
+{
+    size_t old = p->path_len;
+    va_list ap;
+    int n;
+    if (p->path_len < sizeof p->path - 1) {
+        va_start(ap, fmt);
+        n = vsnprintf(p->path + p->path_len, sizeof p->path - p->path_len, fmt, ap);
+        va_end(ap);
+        if (n > 0)
+            p->path_len += (size_t)n < sizeof p->path - p->path_len ? (size_t)n
+                                                                    : sizeof p->path - 1 - p->path_len;
+    }
+    return old;
+}
+
+static void path_pop(parser *p, size_t old)
+{
+    p->path_len = old;
+    p->path[old] = '\0';
+}
+
+static avk_status fail(parser *p, const avki_json *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static avk_status fail(parser *p, const avki_json *at, const char *fmt, ...)
+{
+    char msg[AVK_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    avki_error_set(p->err, AVK_ERR_SCHEMA, at ? at->offset : AVK_OFFSET_UNKNOWN, "%s: %s",
+                   p->path_len ? p->path : "schema", msg);
+    if (p->err)
+        snprintf(p->err->path, sizeof p->err->path, "%s", p->path);
+    return AVK_ERR_SCHEMA;
+}
+
+/* A short rendering of a JSON value for messages. */
+static const char *describe(const avki_json *j)
+{
+    switch (j->type) {
+    case AVKI_JSON_NULL: return "null";
+    case AVKI_JSON_FALSE:
+    case AVKI_JSON_TRUE: return "a boolean";
+    case AVKI_JSON_NUMBER: return "a number";
+    case AVKI_JSON_STRING: return "a string";
+    case AVKI_JSON_ARRAY: return "an array";
+    case AVKI_JSON_OBJECT: return "an object";
+    }
+    return "a value";
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+/* [A-Za-z_][A-Za-z0-9_]* */
+static int valid_simple_name(const char *s, size_t len)
+{
+    size_t i;
+    if (len == 0)
+        return 0;
+    for (i = 0; i < len; i++) {
+        char c = s[i];
+        int alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+        if (!alpha && !(i > 0 && c >= '0' && c <= '9'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Dot-separated simple names; empty allowed when allow_empty (the null namespace). */
+static int valid_dotted(const char *s, size_t len, int allow_empty)
+{
+    size_t start = 0, i;
+    if (len == 0)
+        return allow_empty;
+    for (i = 0; i <= len; i++) {
+        if (i == len || s[i] == '.') {
+            if (!valid_simple_name(s + start, i - start))
+                return 0;
+            start = i + 1;
+        }
+    }
+    return 1;
+}
+
+static const char *concat_name(parser *p, const char *space, const char *name)
+{
+    size_t ls = strlen(space), ln = strlen(name);
+    char *s;
+    if (ls == 0)
+        return name;
+    s = (char *)avki_arena_alloc(p->arena, ls + 1 + ln + 1, 1);
+    if (!s)
+        return NULL;
+    memcpy(s, space, ls);
+    s[ls] = '.';
+    memcpy(s + ls + 1, name, ln + 1);
+    return s;
+}
+
+/* Looks up a type reference written in namespace space: a dotted name is
+ * full; otherwise space.name, then (as Java does) the null namespace. */
+static const avk_type *lookup(parser *p, const char *name, size_t len, const char *space)
+{
+    name_slot *s;
+    if (!memchr(name, '.', len) && *space) {
+        size_t ls = strlen(space);
+        char small[256];
+        char *buf = ls + 1 + len <= sizeof small ? small
+                                                 : (char *)avki_arena_alloc(p->arena, ls + 1 + len, 1);
+        if (buf) {
+            memcpy(buf, space, ls);
+            buf[ls] = '.';
+            memcpy(buf + ls + 1, name, len);
+            s = table_find(&p->names, buf, ls + 1 + len);
+            if (s->key)
+                return (const avk_type *)s->value;
+        }
+    }
+    s = table_find(&p->names, name, len);
+    return s->key ? (const avk_type *)s->value : NULL;
+}
+
+/* ---- attribute helpers -------------------------------------------------- */
+
+static int is_string(const avki_json *j)
+{
+    return j && j->type == AVKI_JSON_STRING;
+}
+
+/* Whether key is an attribute the specification defines for a type of
+ * kind k (with logical type lt applied); anything else is a property. */
+static int type_attribute(avk_kind k, avk_logical lt, const char *key)
+{
+    static const char *const named[] = {"name", "namespace", "doc", "aliases", NULL};
+    const char *const *r;
+    if (strcmp(key, "type") == 0)
+        return 1;
+    if (k == AVK_RECORD || k == AVK_ENUM || k == AVK_FIXED)
+        for (r = named; *r; r++)
+            if (strcmp(*r, key) == 0)
+                return 1;
+    switch (k) {
+    case AVK_RECORD: if (strcmp(key, "fields") == 0) return 1; break;
+    case AVK_ENUM: if (strcmp(key, "symbols") == 0 || strcmp(key, "default") == 0) return 1; break;
+    case AVK_FIXED: if (strcmp(key, "size") == 0) return 1; break;
+    case AVK_ARRAY: if (strcmp(key, "items") == 0) return 1; break;
+    case AVK_MAP: if (strcmp(key, "values") == 0) return 1; break;
+    default: break;
+    }
+    if (lt != AVK_LOGICAL_NONE && strcmp(key, "logicalType") == 0)
+        return 1;
+    if (lt == AVK_LOGICAL_DECIMAL && (strcmp(key, "precision") == 0 || strcmp(key, "scale") == 0))
+        return 1;
+    return 0;
+}
+
+static int field_attribute(const char *key)
+{
+    static const char *const attrs[] = {"name", "type", "doc", "default", "order", "aliases", NULL};
+    const char *const *r;
+    for (r = attrs; *r; r++)
+        if (strcmp(*r, key) == 0)
+            return 1;
+    return 0;
+}
+
+/* Keeps every member of obj that is not an attribute (t NULL: a field's
+ * attributes) as a property, with its compact JSON text. */
+static avk_status collect_props(parser *p, const avki_json *obj, const avk_type *t,
+                                avki_prop **out, size_t *count)
+{
+    size_t i, n = 0;
+    avki_prop *props;
+    avk_writer w;
+    *out = NULL;
+    *count = 0;
+    for (i = 0; i < obj->u.object.count; i++) {
+        const char *key = obj->u.object.members[i].key;
+        n += !(t ? type_attribute(t->kind, t->logical, key) : field_attribute(key));
+    }
+    if (n == 0)
+        return AVK_OK;
+    props = (avki_prop *)alloc_zero(p, n * sizeof *props);
+    if (!props)
+        return no_memory(p);
+    AVK_TRY(avk_writer_init_memory(&w, NULL, p->err));
+    n = 0;
+    for (i = 0; i < obj->u.object.count; i++) {
+        const avki_json_member *m = &obj->u.object.members[i];
+        const uint8_t *bytes;
+        size_t len;
+        avk_status st;
+        if (t ? type_attribute(t->kind, t->logical, m->key) : field_attribute(m->key))
+            continue;
+        avk_writer_reset(&w);
+        st = avki_json_write(m->value, &w, p->err);
+        if (st != AVK_OK) {
+            avk_writer_destroy(&w);
+            return st;
+        }
+        bytes = avk_writer_data(&w, &len);
+        props[n].json = avki_arena_strndup(p->arena, (const char *)bytes, len);
+        if (!props[n].json) {
+            avk_writer_destroy(&w);
+            return no_memory(p);
+        }
+        props[n].key = m->key;
+        props[n].value = m->value;
+        n++;
+    }
+    avk_writer_destroy(&w);
+    *out = props;
+    *count = n;
+    return AVK_OK;
+}
+
+/* Optional "doc": a string. */
+static avk_status get_doc(parser *p, const avki_json *obj, const char **doc)
+{
+    const avki_json *d = avki_json_get(obj, "doc");
+    *doc = NULL;
+    if (!d)
+        return AVK_OK;
+    if (!is_string(d)) {
+        size_t old = path_push(p, ".doc");
+        avk_status st = fail(p, d, "doc must be a string, not %s", describe(d));
+        path_pop(p, old);
+        return st;
+    }
+    *doc = d->u.string.ptr;
+    return AVK_OK;
+}
+
+/* Optional "aliases": an array of names; qualified against space unless
+ * simple (field aliases). */
+static avk_status get_aliases(parser *p, const avki_json *obj, const char *space, int simple,
+                              const char ***out, size_t *count)
+{
+    const avki_json *a = avki_json_get(obj, "aliases");
+    const char **list;
+    size_t i;
+    *out = NULL;
+    *count = 0;
+    if (!a)
+        return AVK_OK;
+    if (a->type != AVKI_JSON_ARRAY) {
+        size_t old = path_push(p, ".aliases");
+        avk_status st = fail(p, a, "aliases must be an array of names, not %s", describe(a));
+        path_pop(p, old);
+        return st;
+    }
+    list = (const char **)alloc_zero(p, a->u.array.count * sizeof *list);
+    if (!list)
+        return no_memory(p);
+    for (i = 0; i < a->u.array.count; i++) {
+        const avki_json *e = a->u.array.items[i];
+        int ok = is_string(e) && (simple ? valid_simple_name(e->u.string.ptr, e->u.string.len)
+                                         : valid_dotted(e->u.string.ptr, e->u.string.len, 0));
+        if (!ok) {
+            size_t old = path_push(p, ".aliases[%zu]", i);
+            avk_status st = is_string(e) ? fail(p, e, "invalid alias \"%s\"", e->u.string.ptr)
+                                         : fail(p, e, "an alias must be a string, not %s",
+                                                describe(e));
+            path_pop(p, old);
+            return st;
+        }
+        list[i] = simple || memchr(e->u.string.ptr, '.', e->u.string.len)
+                      ? e->u.string.ptr
+                      : concat_name(p, space, e->u.string.ptr);
+        if (!list[i])
+            return no_memory(p);
+    }
+    *out = list;
+    *count = a->u.array.count;
+    return AVK_OK;
+}
+
+/* A JSON number that is an integer in [lo, hi]. */
+static int get_integer(const avki_json *j, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!j || j->type != AVKI_JSON_NUMBER || !j->u.number.is_integer)
+        return 0;
+    if (j->u.number.i < lo || j->u.number.i > hi)
+        return 0;
+    *out = j->u.number.i;
+    return 1;
+}
+
+/* ---- defaults ----------------------------------------------------------- */
+
+static avk_status check_default(parser *p, const avk_type *t, const avki_json *v, size_t depth);
+
+/* A JSON string whose code points are all 0-255 (Avro's bytes and fixed
+ * defaults); *n receives the number of code points. */
+static int latin1_string(const avki_json *v, size_t *n)
+{
+    const uint8_t *s = (const uint8_t *)v->u.string.ptr;
+    size_t i, count = 0;
+    for (i = 0; i < v->u.string.len; count++) {
+        if (s[i] < 0x80)
+            i++;
+        else if ((s[i] == 0xc2 || s[i] == 0xc3) && i + 1 < v->u.string.len)
+            i += 2; /* U+0080..U+00FF */
+        else
+            return 0;
+    }
+    *n = count;
+    return 1;
+}
+
+static avk_status bad_default(parser *p, const avk_type *t, const avki_json *v, const char *why)
+{
+    return fail(p, v, "default %s does not match type %s%s%s", describe(v),
+                t->fullname ? t->fullname : avk_kind_name(t->kind), why ? ": " : "",
+                why ? why : "");
+}
+
+static avk_status check_default(parser *p, const avk_type *t, const avki_json *v, size_t depth)
+{
+    int64_t i64;
+    size_t i, n, old;
+    avk_status st;
+    if (depth > p->max_depth)
+        return avki_error_set(p->err, AVK_ERR_LIMIT, v->offset,
+                              "%s: default nested deeper than %zu", p->path, p->max_depth);
+    switch (t->kind) {
+    case AVK_NULL:
+        return v->type == AVKI_JSON_NULL ? AVK_OK : bad_default(p, t, v, "expected null");
+    case AVK_BOOLEAN:
+        return v->type == AVKI_JSON_TRUE || v->type == AVKI_JSON_FALSE
+                   ? AVK_OK
+                   : bad_default(p, t, v, "expected true or false");
+    case AVK_INT:
+        return get_integer(v, INT32_MIN, INT32_MAX, &i64)
+                   ? AVK_OK
+                   : bad_default(p, t, v, "expected an integer in the int range");
+    case AVK_LONG:
+        return get_integer(v, INT64_MIN, INT64_MAX, &i64)
+                   ? AVK_OK
+                   : bad_default(p, t, v, "expected an integer in the long range");
+    case AVK_FLOAT:
+    case AVK_DOUBLE:
+        /* Numbers, and the strings the reference tools write for non-finite values. */
+        if (v->type == AVKI_JSON_NUMBER)
+            return AVK_OK;
+        if (is_string(v) && (strcmp(v->u.string.ptr, "NaN") == 0 ||
+                             strcmp(v->u.string.ptr, "Infinity") == 0 ||
+                             strcmp(v->u.string.ptr, "-Infinity") == 0))
+            return AVK_OK;
+        return bad_default(p, t, v, "expected a number");
+    case AVK_STRING:
+        return is_string(v) ? AVK_OK : bad_default(p, t, v, "expected a string");
+    case AVK_BYTES:
+        return is_string(v) && latin1_string(v, &n)
+                   ? AVK_OK
+                   : bad_default(p, t, v, "expected a string of code points 0-255");
+    case AVK_FIXED:
+        if (!is_string(v) || !latin1_string(v, &n))
+            return bad_default(p, t, v, "expected a string of code points 0-255");
+        if (n != t->size)
+            return fail(p, v, "default has %zu bytes, fixed %s has %zu", n, t->fullname, t->size);
+        return AVK_OK;
+    case AVK_ENUM:
+        if (!is_string(v))
+            return bad_default(p, t, v, "expected a symbol");
+        if (avk_type_symbol_index(t, v->u.string.ptr) < 0)
+            return fail(p, v, "default \"%s\" is not a symbol of enum %s", v->u.string.ptr,
+                        t->fullname);
+        return AVK_OK;
+    case AVK_ARRAY:
+        if (v->type != AVKI_JSON_ARRAY)
+            return bad_default(p, t, v, "expected an array");
+        for (i = 0; i < v->u.array.count; i++) {
+            old = path_push(p, "[%zu]", i);
+            st = check_default(p, t->items, v->u.array.items[i], depth + 1);
+            path_pop(p, old);
+            AVK_TRY(st);
+        }
+        return AVK_OK;
+    case AVK_MAP:
+        if (v->type != AVKI_JSON_OBJECT)
+            return bad_default(p, t, v, "expected an object");
+        for (i = 0; i < v->u.object.count; i++) {
+            old = path_push(p, "[\"%s\"]", v->u.object.members[i].key);
+            st = check_default(p, t->items, v->u.object.members[i].value, depth + 1);
+            path_pop(p, old);
+            AVK_TRY(st);
+        }
+        return AVK_OK;
+    case AVK_UNION:
+        /* The specification: a union's default matches its first branch. */
+        if (t->branch_count == 0)
+            return fail(p, v, "an empty union cannot have a default");
+        return check_default(p, t->branches[0], v, depth + 1);
+    case AVK_RECORD:
+        if (v->type != AVKI_JSON_OBJECT)
+            return bad_default(p, t, v, "expected an object");
+        for (i = 0; i < t->field_count; i++) {
+            const avk_field *f = &t->fields[i];
+            const avki_json *fv = avki_json_get(v, f->name);
+            if (!fv) {
+                if (f->default_value)
+                    continue;
+                return fail(p, v, "default for record %s lacks field \"%s\", which has no default",
+                            t->fullname, f->name);
+            }
+            old = path_push(p, ".%s", f->name);
+            st = check_default(p, f->type, fv, depth + 1);
+            path_pop(p, old);
+            AVK_TRY(st);
+        }
+        return AVK_OK;
+    }
+    return AVK_OK;
+}
+
+/* ---- types -------------------------------------------------------------- */
+
+static avk_status parse_type(parser *p, const avki_json *j, const char *space, size_t depth,
+                             const avk_type **out);
+
+static avk_type *new_type(parser *p, avk_kind kind)
+{
+    avk_type *t = (avk_type *)alloc_zero(p, sizeof *t);
+    if (t) {
+        t->kind = kind;
+        t->enum_default = -1;
+    }
+    return t;
+}
+
+/* Names a new record, enum or fixed and registers it, before its body is
+ * parsed so that the body may refer to it. */
+static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, const char *space,
+                              const char **inner_space)
+{
+    const avki_json *name = avki_json_get(obj, "name");
+    const avki_json *ns = avki_json_get(obj, "namespace");
+    const char *nm, *dot;
+    int inserted;
+    size_t old;
+    if (!name || !is_string(name)) {
+        old = path_push(p, ".name");
+        if (name)
+            fail(p, name, "name must be a string, not %s", describe(name));
+        else
+            fail(p, obj, "a %s needs a name", avk_kind_name(t->kind));
+        path_pop(p, old);
+        return AVK_ERR_SCHEMA;
+    }
+    nm = name->u.string.ptr;
+    if (!valid_dotted(nm, name->u.string.len, 0)) {
+        old = path_push(p, ".name");
+        fail(p, name, "invalid name \"%s\": names are [A-Za-z_][A-Za-z0-9_]* separated by dots", nm);
+        path_pop(p, old);
+        return AVK_ERR_SCHEMA;
+    }
+    if (ns && ns->type != AVKI_JSON_NULL &&
+        (!is_string(ns) || !valid_dotted(ns->u.string.ptr, ns->u.string.len, 1))) {
+        old = path_push(p, ".namespace");
+        if (is_string(ns))
+            fail(p, ns, "invalid namespace \"%s\"", ns->u.string.ptr);
+        else
+            fail(p, ns, "namespace must be a string, not %s", describe(ns));
+        path_pop(p, old);
+        return AVK_ERR_SCHEMA;
+    }
+    dot = strrchr(nm, '.');
+    if (dot) { /* a dotted name is a full name: its namespace wins */
+        size_t sl = (size_t)(dot - nm);
+        char *s = avki_arena_strndup(p->arena, nm, sl);
+        if (!s)
+            return no_memory(p);
+        t->space = s;
+        t->name = dot + 1;
+        t->fullname = nm;
+    } else {
+        t->space = ns && is_string(ns) ? ns->u.string.ptr : ns ? "" : space;
+        t->name = nm;
+        t->fullname = concat_name(p, t->space, nm);
+        if (!t->fullname)
+            return no_memory(p);
+    }
+    if (primitive_kind(t->name, strlen(t->name)) >= 0) {
+        old = path_push(p, ".name");
+        fail(p, name, "\"%s\" is a primitive type name and cannot be defined", t->name);
+        path_pop(p, old);
+        return AVK_ERR_SCHEMA;
+    }
+    AVK_TRY(table_put(p, &p->names, t->fullname, strlen(t->fullname), t, &inserted));
+    if (!inserted) {
+        old = path_push(p, ".name");
+        fail(p, name, "redefinition of \"%s\"", t->fullname);
+        path_pop(p, old);
+        return AVK_ERR_SCHEMA;
+    }
+    if (p->named_count == p->named_cap) {
+        size_t cap = p->named_cap ? p->named_cap * 2 : 16;
+        avk_type **grown = (avk_type **)avki_arena_alloc(p->arena, cap * sizeof *grown, 16);
+        if (!grown)
+            return no_memory(p);
+        if (p->named_count)
+            memcpy(grown, p->named, p->named_count * sizeof *grown);
+        p->named = grown;
+        p->named_cap = cap;
+    }
+    p->named[p->named_count++] = t;
+    *inner_space = t->space;
+    AVK_TRY(get_doc(p, obj, &t->doc));
+    return get_aliases(p, obj, t->space, 0, &t->aliases, &t->alias_count);
+}
+
+static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, const char *space,
+                               size_t depth)
+{
+    const avki_json *fields = avki_json_get(obj, "fields");
+    name_table seen;
+    size_t i, old;
+    if (!fields || fields->type != AVKI_JSON_ARRAY) {
+        old = path_push(p, ".fields");
+        if (fields)
+            fail(p, fields, "fields must be an array, not %s", describe(fields));
+        else
+            fail(p, obj, "record %s needs \"fields\"", t->fullname);
+        path_pop(p, old);
+        return AVK_ERR_SCHEMA;
+    }
+    t->field_count = fields->u.array.count;
+    t->fields = (avk_field *)alloc_zero(p, t->field_count * sizeof *t->fields);
+    if (!t->fields)
+        return no_memory(p);
+    AVK_TRY(table_init(p, &seen, t->field_count));
+    for (i = 0; i < t->field_count; i++) {
+        const avki_json *fj = fields->u.array.items[i];
+        avk_field *f = &t->fields[i];
+        const avki_json *name, *type, *def, *order;
+        int inserted;
+        avk_status st = AVK_OK;
+        old = path_push(p, ".fields[%zu]", i);
+        f->index = i;
+        if (fj->type != AVKI_JSON_OBJECT) {
+            st = fail(p, fj, "a field must be an object, not %s", describe(fj));
+            goto out;
+        }
+        name = avki_json_get(fj, "name");
+        if (!is_string(name) || !valid_simple_name(name->u.string.ptr, name->u.string.len)) {
+            path_push(p, ".name");
+            st = !name ? fail(p, fj, "a field needs a name")
+                 : is_string(name)
+                     ? fail(p, name, "invalid field name \"%s\": names are [A-Za-z_][A-Za-z0-9_]*",
+                            name->u.string.ptr)
+                     : fail(p, name, "a field name must be a string, not %s", describe(name));
+            goto out;
+        }
+        f->name = name->u.string.ptr;
+        if ((st = table_put(p, &seen, f->name, name->u.string.len, f, &inserted)) != AVK_OK)
+            goto out;
+        if (!inserted) {
+            path_push(p, ".name");
+            st = fail(p, name, "duplicate field name \"%s\"", f->name);
+            goto out;
+        }
+        type = avki_json_get(fj, "type");
+        if (!type) {
+            st = fail(p, fj, "field \"%s\" needs a type", f->name);
+            goto out;
+        }
+        {
+            size_t o2 = path_push(p, ".type");
+            st = parse_type(p, type, space, depth + 1, &f->type);
+            path_pop(p, o2);
+            if (st != AVK_OK)
+                goto out;
+        }
+        if ((st = get_doc(p, fj, &f->doc)) != AVK_OK)
+            goto out;
+        if ((st = get_aliases(p, fj, space, 1, &f->aliases, &f->alias_count)) != AVK_OK)
+            goto out;
+        order = avki_json_get(fj, "order");
+        f->order = AVK_ORDER_ASCENDING;
+        if (order) {
+            const char *o = is_string(order) ? order->u.string.ptr : "";
+            if (strcmp(o, "ascending") == 0)
+                f->order = AVK_ORDER_ASCENDING;
+            else if (strcmp(o, "descending") == 0)
+                f->order = AVK_ORDER_DESCENDING;
+            else if (strcmp(o, "ignore") == 0)
+                f->order = AVK_ORDER_IGNORE;
+            else {
+                path_push(p, ".order");
+                st = fail(p, order, "order must be \"ascending\", \"descending\" or \"ignore\"");
+                goto out;
+            }
+        }
+        if ((st = collect_props(p, fj, NULL, &f->props, &f->prop_count)) != AVK_OK)
+            goto out;
+        def = avki_json_get(fj, "default");
+        if (def) {
+            /* Validated after the whole schema is parsed: the field's type may
+             * refer to a record that is still being defined. */
+            f->default_value = def;
+        }
+    out:
+        path_pop(p, old);
+        AVK_TRY(st);
+    }
+    return AVK_OK;
+}
+
+static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
+{
+    const avki_json *symbols = avki_json_get(obj, "symbols");
+    const avki_json *def = avki_json_get(obj, "default");
+    name_table seen;
+    size_t i, old;
+    if (!symbols || symbols->type != AVKI_JSON_ARRAY) {
+        old = path_push(p, ".symbols");
+        if (symbols)
+            fail(p, symbols, "symbols must be an array of names, not %s", describe(symbols));
+        else
+            fail(p, obj, "enum %s needs \"symbols\"", t->fullname);
+        path_pop(p, old);
+        return AVK_ERR_SCHEMA;
+    }
+    t->symbol_count = symbols->u.array.count;
+    t->symbols = (const char **)alloc_zero(p, t->symbol_count * sizeof *t->symbols);
+    if (!t->symbols)
+        return no_memory(p);
+    AVK_TRY(table_init(p, &seen, t->symbol_count));
+    for (i = 0; i < t->symbol_count; i++) {
+        const avki_json *s = symbols->u.array.items[i];
+        int inserted;
+        if (!is_string(s) || !valid_simple_name(s->u.string.ptr, s->u.string.len)) {
+            old = path_push(p, ".symbols[%zu]", i);
+            if (is_string(s))
+                fail(p, s, "invalid symbol \"%s\": symbols are [A-Za-z_][A-Za-z0-9_]*", s->u.string.ptr);
+            else
+                fail(p, s, "a symbol must be a string, not %s", describe(s));
+            path_pop(p, old);
+            return AVK_ERR_SCHEMA;
+        }
+        AVK_TRY(table_put(p, &seen, s->u.string.ptr, s->u.string.len, &t->symbols[i],
+                          &inserted));
+        if (!inserted) {
+            old = path_push(p, ".symbols[%zu]", i);
+            fail(p, s, "duplicate symbol \"%s\"", s->u.string.ptr);
+            path_pop(p, old);
+            return AVK_ERR_SCHEMA;
+        }
+        t->symbols[i] = s->u.string.ptr;
+    }
+    if (def) {
+        name_slot *slot = is_string(def) ? table_find(&seen, def->u.string.ptr, def->u.string.len) : NULL;
+        if (!slot || !slot->key) {
+            old = path_push(p, ".default");
+            if (is_string(def))
+                fail(p, def, "enum default \"%s\" is not one of the symbols", def->u.string.ptr);
+            else
+                fail(p, def, "enum default must be a symbol, not %s", describe(def));
+            path_pop(p, old);
+            return AVK_ERR_SCHEMA;
+        }
+        t->enum_default = (long)((const char *const *)slot->value - t->symbols);
+    }
+    return AVK_OK;
+}
+
+static avk_status parse_fixed(parser *p, const avki_json *obj, avk_type *t)
+{
+    const avki_json *size = avki_json_get(obj, "size");
+    int64_t n;
+    /* Sizes above 2^31 - 1 are refused, as Java does (an int). */
+    if (!get_integer(size, 0, INT32_MAX, &n)) {
+        size_t old = path_push(p, ".size");
+        if (size)
+            fail(p, size, "size must be an integer from 0 to 2147483647");
+        else
+            fail(p, obj, "fixed %s needs a \"size\"", t->fullname);
+        path_pop(p, old);
+        return AVK_ERR_SCHEMA;
+    }
+    t->size = (size_t)n;
+    return AVK_OK;
+}
+
+/* Largest decimal precision a fixed of size bytes holds: floor(log10(2^(8 size - 1) - 1)). */
+static int64_t max_fixed_precision(size_t size)
+{
+    if (size == 0)
+        return 0;
+    return (int64_t)floor((8.0 * (double)size - 1.0) * 0.30102999566398119521);
+}
+
+/* Applies logicalType when valid for t; otherwise leaves it a property
+ * (the specification: invalid logical types are ignored). */
+static void apply_logical(const avki_json *obj, avk_type *t)
+{
+    const avki_json *lt = avki_json_get(obj, "logicalType");
+    const char *name;
+    avk_kind k = t->kind;
+    if (!is_string(lt))
+        return;
+    name = lt->u.string.ptr;
+    if (strcmp(name, "decimal") == 0) {
+        int64_t precision, scale = 0;
+        const avki_json *sj = avki_json_get(obj, "scale");
+        if (k != AVK_BYTES && k != AVK_FIXED)
+            return;
+        if (!get_integer(avki_json_get(obj, "precision"), 1, INT32_MAX, &precision))
+            return;
+        if (sj && !get_integer(sj, 0, INT32_MAX, &scale))
+            return;
+        if (scale > precision)
+            return;
+        if (k == AVK_FIXED && precision > max_fixed_precision(t->size))
+            return;
+        t->logical = AVK_LOGICAL_DECIMAL;
+        t->precision = (int)precision;
+        t->scale = (int)scale;
+        return;
+    }
+    if (strcmp(name, "uuid") == 0) {
+        if (k == AVK_STRING || (k == AVK_FIXED && t->size == 16))
+            t->logical = AVK_LOGICAL_UUID;
+    } else if (strcmp(name, "date") == 0) {
+        if (k == AVK_INT)
+            t->logical = AVK_LOGICAL_DATE;
+    } else if (strcmp(name, "time-millis") == 0) {
+        if (k == AVK_INT)
+            t->logical = AVK_LOGICAL_TIME_MILLIS;
+    } else if (strcmp(name, "duration") == 0) {
+        if (k == AVK_FIXED && t->size == 12)
+            t->logical = AVK_LOGICAL_DURATION;
+    } else if (k == AVK_LONG) {
+        static const struct {
+            const char *name;
+            avk_logical logical;
+        } longs[] = {{"time-micros", AVK_LOGICAL_TIME_MICROS},
+                     {"timestamp-millis", AVK_LOGICAL_TIMESTAMP_MILLIS},
+                     {"timestamp-micros", AVK_LOGICAL_TIMESTAMP_MICROS},
+                     {"timestamp-nanos", AVK_LOGICAL_TIMESTAMP_NANOS},
+                     {"local-timestamp-millis", AVK_LOGICAL_LOCAL_TIMESTAMP_MILLIS},
+                     {"local-timestamp-micros", AVK_LOGICAL_LOCAL_TIMESTAMP_MICROS},
+                     {"local-timestamp-nanos", AVK_LOGICAL_LOCAL_TIMESTAMP_NANOS}};
+        size_t i;
+        for (i = 0; i < sizeof longs / sizeof longs[0]; i++)
+            if (strcmp(name, longs[i].name) == 0)
+                t->logical = longs[i].logical;
+    }
+}
+
+static avk_status parse_union(parser *p, const avki_json *arr, const char *space, size_t depth,
+                              const avk_type **out)
+{
+    avk_type *t = new_type(p, AVK_UNION);
+    name_table seen;
+    size_t i;
+    if (!t)
+        return no_memory(p);
+    t->branch_count = arr->u.array.count;
+    t->branches = (const avk_type **)alloc_zero(p, t->branch_count * sizeof *t->branches);
+    if (!t->branches)
+        return no_memory(p);
+    AVK_TRY(table_init(p, &seen, t->branch_count));
+    for (i = 0; i < t->branch_count; i++) {
+        const avk_type *b;
+        const char *key;
+        int inserted;
+        size_t old = path_push(p, "[%zu]", i);
+        avk_status st = parse_type(p, arr->u.array.items[i], space, depth + 1, &b);
+        if (st != AVK_OK) {
+            path_pop(p, old);
+            return st;
+        }
+        if (b->kind == AVK_UNION) {
+            st = fail(p, arr->u.array.items[i], "a union may not directly contain another union");
+            path_pop(p, old);
+            return st;
+        }
+        /* One branch per unnamed type; named types by full name. */
+        key = b->fullname ? b->fullname : avk_kind_name(b->kind);
+        st = table_put(p, &seen, key, strlen(key), b, &inserted);
+        if (st == AVK_OK && !inserted)
+            st = fail(p, arr->u.array.items[i], "the union already has a branch of type %s", key);
+        path_pop(p, old);
+        AVK_TRY(st);
+        t->branches[i] = b;
+    }
+    *out = t;
+    return AVK_OK;
+}
+
+static avk_status parse_object(parser *p, const avki_json *obj, const char *space, size_t depth,
+                               const avk_type **out)
+{
+    const avki_json *type = avki_json_get(obj, "type");
+    const char *tn, *inner_space = space;
+    avk_type *t;
+    int prim;
+    size_t old;
+    if (!type) {
+        return fail(p, obj, "a schema object needs a \"type\"");
+    }
+    if (type->type == AVKI_JSON_OBJECT || type->type == AVKI_JSON_ARRAY) {
+        /* {"type": {...}} or {"type": [...]}: the inner schema (as Python and Java do). */
+        old = path_push(p, ".type");
+        {
+            avk_status st = parse_type(p, type, space, depth + 1, out);
+            path_pop(p, old);
+            return st;
+        }
+    }
+    if (!is_string(type))
+        return fail(p, type, "\"type\" must be a string, object or array, not %s", describe(type));
+    tn = type->u.string.ptr;
+    prim = primitive_kind(tn, type->u.string.len);
+    if (prim >= 0) {
+        t = new_type(p, (avk_kind)prim);
+    } else if (strcmp(tn, "record") == 0 || strcmp(tn, "error") == 0) {
+        t = new_type(p, AVK_RECORD);
+        if (t)
+            t->is_error = tn[0] == 'e';
+    } else if (strcmp(tn, "enum") == 0) {
+        t = new_type(p, AVK_ENUM);
+    } else if (strcmp(tn, "fixed") == 0) {
+        t = new_type(p, AVK_FIXED);
+    } else if (strcmp(tn, "array") == 0) {
+        t = new_type(p, AVK_ARRAY);
+    } else if (strcmp(tn, "map") == 0) {
+        t = new_type(p, AVK_MAP);
+    } else {
+        /* {"type": "Name"}: a reference to a defined type. */
+        const avk_type *ref = lookup(p, tn, type->u.string.len, space);
+        if (!ref) {
+            old = path_push(p, ".type");
+            fail(p, type, "unknown type name \"%s\"", tn);
+            path_pop(p, old);
+            return AVK_ERR_SCHEMA;
+        }
+        *out = ref;
+        return AVK_OK;
+    }
+    if (!t)
+        return no_memory(p);
+    switch (t->kind) {
+    case AVK_RECORD:
+        AVK_TRY(define_name(p, obj, t, space, &inner_space));
+        AVK_TRY(parse_fields(p, obj, t, inner_space, depth));
+        break;
+    case AVK_ENUM:
+        AVK_TRY(define_name(p, obj, t, space, &inner_space));
+        AVK_TRY(parse_enum(p, obj, t));
+        break;
+    case AVK_FIXED:
+        AVK_TRY(define_name(p, obj, t, space, &inner_space));
+        AVK_TRY(parse_fixed(p, obj, t));
+        break;
+    case AVK_ARRAY:
+    case AVK_MAP: {
+        const char *key = t->kind == AVK_ARRAY ? "items" : "values";
+        const avki_json *inner = avki_json_get(obj, key);
+        avk_status st;
+        old = path_push(p, ".%s", key);
+        st = inner ? parse_type(p, inner, space, depth + 1, &t->items)
+                   : fail(p, obj, "%s needs \"%s\"", avk_kind_name(t->kind), key);
+        path_pop(p, old);
+        AVK_TRY(st);
+        break;
+    }
+    default:
+        break;
+    }
+    apply_logical(obj, t);
+    AVK_TRY(collect_props(p, obj, t, &t->props, &t->prop_count));
+    *out = t;
+    return AVK_OK;
+}
+
+static avk_status parse_type(parser *p, const avki_json *j, const char *space, size_t depth,
+                             const avk_type **out)
+{
+    if (depth > p->max_depth)
+        return avki_error_set(p->err, AVK_ERR_LIMIT, j->offset,
+                              "%s: schema nested deeper than %zu levels",
+                              p->path_len ? p->path : "schema", p->max_depth);
+    switch (j->type) {
+    case AVKI_JSON_STRING: {
+        int prim = primitive_kind(j->u.string.ptr, j->u.string.len);
+        const avk_type *ref;
+        if (prim >= 0) {
+            *out = avki_primitive((avk_kind)prim);
+            return AVK_OK;
+        }
+        ref = lookup(p, j->u.string.ptr, j->u.string.len, space);
+        if (!ref)
+            return fail(p, j, "unknown type name \"%s\"", j->u.string.ptr);
+        *out = ref;
+        return AVK_OK;
+    }
+    case AVKI_JSON_ARRAY:
+        return parse_union(p, j, space, depth, out);
+    case AVKI_JSON_OBJECT:
+        return parse_object(p, j, space, depth, out);
+    default:
+        return fail(p, j, "a schema must be a string, object or array, not %s", describe(j));
+    }
+}
+
+/* Validates every field default once all names are defined. */
+static avk_status check_defaults(parser *p)
+{
+    size_t i, k;
+    for (i = 0; i < p->named_count; i++) {
+        avk_type *t = p->named[i];
+        if (t->kind != AVK_RECORD)
+            continue;
+        for (k = 0; k < t->field_count; k++) {
+            avk_field *f = &t->fields[k];
+            avk_writer w;
+            const uint8_t *bytes;
+            size_t len, old;
+            avk_status st;
+            if (!f->default_value)
+                continue;
+            path_pop(p, 0);
+            path_push(p, "%s.fields[%zu].default", t->name, k);
+            AVK_TRY(check_default(p, f->type, f->default_value, 0));
+            AVK_TRY(avk_writer_init_memory(&w, NULL, p->err));
+            st = avki_json_write(f->default_value, &w, p->err);
+            if (st == AVK_OK) {
+                bytes = avk_writer_data(&w, &len);
+                f->default_json = avki_arena_strndup(p->arena, (const char *)bytes, len);
+                if (!f->default_json)
+                    st = no_memory(p);
+            }
+            avk_writer_destroy(&w);
+            AVK_TRY(st);
+            (void)old;
+        }
+    }
+    path_pop(p, 0);
+    return AVK_OK;
+}
+
+avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_options *opts,
+                            avk_schema **out, avk_error *err)
+{
+    size_t max_depth = DEFAULT_MAX_DEPTH, max_size = DEFAULT_MAX_SIZE, max_memory = DEFAULT_MAX_MEMORY;
+    avk_allocator alloc;
+    avki_json_limits limits;
+    const avki_json *doc;
+    avk_schema *s;
+    parser p;
+    avk_status st;
+    avki_arena arena;
+
+    if (!out || (!json && len))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_schema_parse: NULL %s", out ? "json" : "out");
+    *out = NULL;
+    if (opts) {
+        if (opts->struct_size < sizeof *opts)
+            return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                                  "avk_schema_options.struct_size is %zu, expected %zu",
+                                  opts->struct_size, sizeof *opts);
+        if (opts->max_depth)
+            max_depth = opts->max_depth;
+        if (opts->max_size)
+            max_size = opts->max_size;
+        if (opts->max_memory)
+            max_memory = opts->max_memory;
+    }
+    if (len > max_size)
+        return avki_error_set(err, AVK_ERR_LIMIT, 0,
+                              "schema text is %zu bytes, more than the limit of %zu", len, max_size);
+    alloc = avki_allocator_or_libc(opts ? opts->allocator : NULL);
+    /* The first block is sized from the text: a parse then usually
+     * allocates once or twice. */
+    avki_arena_init(&arena, &alloc, len * 4 + 1024, max_memory);
+    s = (avk_schema *)avki_arena_alloc(&arena, sizeof *s, 16);
+    if (!s) {
+        avki_arena_destroy(&arena);
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                              "cannot allocate the schema");
+    }
+    memset(s, 0, sizeof *s);
+
+    memset(&p, 0, sizeof p);
+    p.schema = s;
+    p.arena = &arena;
+    p.err = err;
+    p.max_depth = max_depth;
+    limits.max_depth = max_depth + 8; /* a type nests about as deep as its JSON */
+    st = avki_json_parse(&arena, json ? json : "", len, &limits, &doc, err);
+    if (st == AVK_OK)
+        st = table_init(&p, &p.names, 16);
+    if (st == AVK_OK)
+        st = parse_type(&p, doc, "", 0, &s->root);
+    if (st == AVK_OK)
+        st = check_defaults(&p);
+    if (st != AVK_OK) {
+        avki_arena_destroy(&arena);
+        return st;
+    }
+    s->named = p.named;
+    s->named_count = p.named_count;
+    s->arena = arena; /* the schema owns its arena from here on */
+    *out = s;
+    return AVK_OK;
+}
+
+void avk_schema_free(avk_schema *schema)
+{
+    avki_arena arena;
+    if (!schema)
+        return;
+    arena = schema->arena; /* the schema itself lives in the arena */
+    avki_arena_destroy(&arena);
+}
