@@ -167,13 +167,15 @@ const char *avk_type_prop_key(const avk_type *t, size_t i);
 const char *avk_type_prop_value(const avk_type *t, size_t i);
 const char *avk_type_prop(const avk_type *t, const char *key);
 
-/* Writes the Parsing Canonical Form of t (as the specification defines it)
- * to w. Returns AVK_OK or the writer's status. */
+/* Writes the Parsing Canonical Form of t (as the specification defines it;
+ * an "error" record is written as "record", as Java does) to w. Returns
+ * AVK_OK, the writer's status, or AVK_ERR_NO_MEMORY. */
 avk_status avk_type_write_canonical(const avk_type *t, struct avk_writer *w, avk_error *err);
 
 /* Writes t as full JSON, keeping every attribute and property; named types
  * after their first appearance are written by name. pretty: 0 compact, else
- * indented by 2. Parsing the output gives an equal schema. */
+ * indented by 2. Parsing the output gives an equal schema. Returns AVK_OK,
+ * the writer's status, or AVK_ERR_NO_MEMORY. */
 avk_status avk_type_write_json(const avk_type *t, int pretty, struct avk_writer *w,
                                avk_error *err);
 
@@ -194,7 +196,10 @@ avk_status avk_type_fingerprint(const avk_type *t, avk_fingerprint_algo algo, ui
 uint64_t avk_rabin64(const void *data, size_t len);
 
 /* 1 when a and b are the same schema: equal canonical forms and equal
- * attributes (docs, aliases, defaults, orders, logical types, properties). */
+ * attributes (docs, aliases, defaults, orders, logical types, properties in
+ * any order); "int" and {"type": "int"} are equal. Two NULLs are equal.
+ * Returns 0 when they differ, and also if memory runs out while comparing
+ * large recursive schemas. */
 int avk_type_equal(const avk_type *a, const avk_type *b);
 
 #ifdef __cplusplus

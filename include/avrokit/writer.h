@@ -142,7 +142,8 @@ AVK_INLINE avk_status avk_writer_write_boolean(avk_writer *w, int v, avk_error *
     return avk_writer_write_raw(w, &b, 1, err);
 }
 
-/* Bulk writes through the bulk varint kernel. */
+/* Bulk writes through the bulk varint kernel. A memory writer that would
+ * pass max_size returns AVK_ERR_LIMIT with nothing of the call written. */
 avk_status avk_writer_write_longs(avk_writer *w, const int64_t *in, size_t n, avk_error *err);
 avk_status avk_writer_write_ints(avk_writer *w, const int32_t *in, size_t n, avk_error *err);
 

@@ -217,20 +217,37 @@ avk_status avk_writer_write_raw_slow(avk_writer *w, const void *src, size_t n, a
     return AVK_OK;
 }
 
+/* Memory writer near max_size: the rest one value at a time with exact
+ * sizes; on LIMIT the writer goes back to call_start, so a bulk write is
+ * all or nothing. */
+#define WRITE_EXACT_OR_NOTHING(name, type)                                                  \
+    static avk_status name(avk_writer *w, const type *in, size_t n, size_t call_start,     \
+                           avk_error *err)                                                  \
+    {                                                                                       \
+        size_t i;                                                                           \
+        for (i = 0; i < n; i++) {                                                           \
+            avk_status st = avk_writer_write_long_slow(w, in[i], err);                      \
+            if (st != AVK_OK) {                                                             \
+                w->pos = w->buf + call_start;                                               \
+                return st;                                                                  \
+            }                                                                               \
+        }                                                                                   \
+        return AVK_OK;                                                                      \
+    }
+WRITE_EXACT_OR_NOTHING(write_exact_or_nothing_longs, int64_t)
+WRITE_EXACT_OR_NOTHING(write_exact_or_nothing_ints, int32_t)
+
 avk_status avk_writer_write_longs(avk_writer *w, const int64_t *in, size_t n, avk_error *err)
 {
     const avki_kernels *k = (const avki_kernels *)w->kernels;
-    size_t done = 0;
+    size_t done = 0, call_start = (size_t)(w->pos - w->buf);
     /* In chunks that fit the buffer's worst case: 10 bytes per value. */
     size_t chunk_max = w->sink ? w->cap / AVK_VARINT_LONG_MAX : (size_t)1 << 20;
     while (done < n) {
         size_t chunk = n - done < chunk_max ? n - done : chunk_max;
         avk_status st = avk_writer_reserve(w, chunk * AVK_VARINT_LONG_MAX, err);
-        if (st == AVK_ERR_LIMIT) { /* near max_size: exact sizes, one value at a time */
-            for (; done < n; done++)
-                AVK_TRY(avk_writer_write_long_slow(w, in[done], err));
-            return AVK_OK;
-        }
+        if (st == AVK_ERR_LIMIT)
+            return write_exact_or_nothing_longs(w, in + done, n - done, call_start, err);
         AVK_TRY(st);
         w->pos += k->encode_longs(w->pos, in + done, chunk);
         done += chunk;
@@ -241,17 +258,14 @@ avk_status avk_writer_write_longs(avk_writer *w, const int64_t *in, size_t n, av
 avk_status avk_writer_write_ints(avk_writer *w, const int32_t *in, size_t n, avk_error *err)
 {
     const avki_kernels *k = (const avki_kernels *)w->kernels;
-    size_t done = 0;
+    size_t done = 0, call_start = (size_t)(w->pos - w->buf);
     size_t chunk_max =
         w->sink ? (w->cap - AVK_VARINT_LONG_MAX) / AVK_VARINT_INT_MAX : (size_t)1 << 20;
     while (done < n) {
         size_t chunk = n - done < chunk_max ? n - done : chunk_max;
         avk_status st = avk_writer_reserve(w, chunk * AVK_VARINT_INT_MAX + AVK_VARINT_LONG_MAX, err);
-        if (st == AVK_ERR_LIMIT) {
-            for (; done < n; done++)
-                AVK_TRY(avk_writer_write_long_slow(w, in[done], err));
-            return AVK_OK;
-        }
+        if (st == AVK_ERR_LIMIT)
+            return write_exact_or_nothing_ints(w, in + done, n - done, call_start, err);
         AVK_TRY(st);
         w->pos += k->encode_ints(w->pos, in + done, chunk);
         done += chunk;

@@ -597,6 +597,8 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
         return AVK_ERR_SCHEMA;
     }
     nm = name->u.string.ptr;
+    if (p->path_len == 0) /* paths start at the root type's name: "User.fields[3].type" */
+        path_push(p, "%s", nm);
     if (!valid_dotted(nm, name->u.string.len, 0)) {
         old = path_push(p, ".name");
         fail(p, name, "invalid name \"%s\": names are [A-Za-z_][A-Za-z0-9_]* separated by dots", nm);
@@ -629,7 +631,9 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
         if (!t->fullname)
             return no_memory(p);
     }
-    if (primitive_kind(t->name, strlen(t->name)) >= 0) {
+    /* A primitive name cannot be defined in the null namespace ("int" would
+     * be ambiguous); in a namespace it can ("ns.int"), as Java and Python allow. */
+    if (*t->space == '\0' && primitive_kind(t->name, strlen(t->name)) >= 0) {
         old = path_push(p, ".name");
         fail(p, name, "\"%s\" is a primitive type name and cannot be defined", t->name);
         path_pop(p, old);
@@ -1138,7 +1142,9 @@ avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_optio
     p.arena = &arena;
     p.err = err;
     p.max_depth = max_depth;
-    limits.max_depth = max_depth + 8; /* a type nests about as deep as its JSON */
+    /* A record level takes 3 JSON levels (record, fields, field); defaults
+     * nest further. Deeper types are refused with their path below. */
+    limits.max_depth = 4 * max_depth + 16;
     st = avki_json_parse(&arena, json ? json : "", len, &limits, &doc, err);
     if (st == AVK_OK)
         st = table_init(&p, &p.names, 16);
@@ -1146,6 +1152,10 @@ avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_optio
         st = parse_type(&p, doc, "", 0, &s->root);
     if (st == AVK_OK)
         st = check_defaults(&p);
+    if (st == AVK_ERR_NO_MEMORY && arena.limit && arena.total + arena.next_size > arena.limit)
+        st = avki_error_set(err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
+                            "the schema needs more memory than max_memory (%zu bytes)",
+                            arena.limit);
     if (st != AVK_OK) {
         avki_arena_destroy(&arena);
         return st;
