@@ -1126,9 +1126,9 @@ avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_optio
         return avki_error_set(err, AVK_ERR_LIMIT, 0,
                               "schema text is %zu bytes, more than the limit of %zu", len, max_size);
     alloc = avki_allocator_or_libc(opts ? opts->allocator : NULL);
-    /* The first block is sized from the text: a parse then usually
-     * allocates once or twice. */
-    avki_arena_init(&arena, &alloc, len * 4 + 1024, max_memory);
+    /* The first block is sized from the text (the JSON tree takes about 9
+     * times the text, the types less): a parse then usually allocates once. */
+    avki_arena_init(&arena, &alloc, len * 12 + 4096, max_memory);
     s = (avk_schema *)avki_arena_alloc(&arena, sizeof *s, 16);
     if (!s) {
         avki_arena_destroy(&arena);
@@ -1152,7 +1152,7 @@ avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_optio
         st = parse_type(&p, doc, "", 0, &s->root);
     if (st == AVK_OK)
         st = check_defaults(&p);
-    if (st == AVK_ERR_NO_MEMORY && arena.limit && arena.total + arena.next_size > arena.limit)
+    if (st == AVK_ERR_NO_MEMORY && arena.limit_hit)
         st = avki_error_set(err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
                             "the schema needs more memory than max_memory (%zu bytes)",
                             arena.limit);
