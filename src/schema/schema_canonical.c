@@ -6,87 +6,15 @@
 
 #include "avrokit/writer.h"
 #include "common/error.h"
+#include "schema/name_set.h"
 #include "schema/schema_internal.h"
-
-/* ---- the full names already written ---------------------------------------
- * [FULLNAMES] and the rule that a named type is written in full only once:
- * later occurrences are its full name. The set is keyed by full name, which
- * is what the specification compares (Java's SchemaNormalization does the
- * same). Small schemas stay in the inline slots and never allocate. */
-
-#define SEEN_INLINE 32 /* a power of two */
-
-typedef struct seen_set {
-    const char **slots;
-    size_t cap; /* a power of two; at most half full */
-    size_t count;
-    const char *inline_slots[SEEN_INLINE];
-} seen_set;
-
-static void seen_init(seen_set *s)
-{
-    memset(s->inline_slots, 0, sizeof s->inline_slots);
-    s->slots = s->inline_slots;
-    s->cap = SEEN_INLINE;
-    s->count = 0;
-}
-
-static void seen_destroy(seen_set *s)
-{
-    if (s->slots != s->inline_slots)
-        free((void *)s->slots);
-}
-
-static size_t name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
-    return (size_t)(h ^ (h >> 32));
-}
-
-/* 1 when name was added, 0 when it was there already, -1 when out of memory. */
-static int seen_add(seen_set *s, const char *name)
-{
-    size_t mask = s->cap - 1, i = name_hash(name) & mask;
-    while (s->slots[i]) {
-        if (strcmp(s->slots[i], name) == 0)
-            return 0;
-        i = (i + 1) & mask;
-    }
-    if ((s->count + 1) * 2 > s->cap) {
-        size_t cap = s->cap * 2, k;
-        const char **slots = (const char **)calloc(cap, sizeof *slots);
-        if (!slots)
-            return -1;
-        for (k = 0; k < s->cap; k++) {
-            size_t j;
-            if (!s->slots[k])
-                continue;
-            j = name_hash(s->slots[k]) & (cap - 1);
-            while (slots[j])
-                j = (j + 1) & (cap - 1);
-            slots[j] = s->slots[k];
-        }
-        seen_destroy(s);
-        s->slots = slots;
-        s->cap = cap;
-        mask = cap - 1;
-        i = name_hash(name) & mask;
-        while (s->slots[i])
-            i = (i + 1) & mask;
-    }
-    s->slots[i] = name;
-    s->count++;
-    return 1;
-}
 
 /* ---- output ---------------------------------------------------------------- */
 
 typedef struct canon {
     avk_writer *w;
     avk_error *err;
-    seen_set seen;
+    avki_name_set seen;
 } canon;
 
 static avk_status put(canon *c, const char *s, size_t n)
@@ -156,7 +84,7 @@ static avk_status write_named(canon *c, const avk_type *t)
     if (!t->fullname)
         return avki_error_set(c->err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "named type without a full name");
-    added = seen_add(&c->seen, t->fullname);
+    added = avki_name_set_add(&c->seen, t->fullname);
     if (added < 0)
         return avki_error_set(c->err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
                               "cannot allocate the set of written type names");
@@ -252,8 +180,8 @@ avk_status avk_type_write_canonical(const avk_type *t, struct avk_writer *w, avk
                               "avk_type_write_canonical: %s is NULL", !t ? "type" : "writer");
     c.w = w;
     c.err = err;
-    seen_init(&c.seen);
+    avki_name_set_init(&c.seen);
     st = write_type(&c, t);
-    seen_destroy(&c.seen);
+    avki_name_set_destroy(&c.seen);
     return st;
 }
