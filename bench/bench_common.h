@@ -38,6 +38,7 @@ void avroc_decode(benchmark::State &state, const Dataset *d);
 // Row registration; each registers avrokit/<path> then avroc/<path>.
 void register_varint_benchmarks();
 void register_reader_benchmarks();
+void register_schema_benchmarks();
 
 // Sets items processed and the per-iteration "values" counter the compare
 // script divides by.

@@ -10,6 +10,9 @@
 #include "schema/schema_internal.h"
 
 #define DEFAULT_MAX_DEPTH 128
+/* Types are parsed recursively: deeper nesting than this would risk the C
+ * stack, whatever the caller asks for. */
+#define MAX_MAX_DEPTH 2048
 #define DEFAULT_MAX_SIZE ((size_t)64 << 20)
 #define DEFAULT_MAX_MEMORY ((size_t)256 << 20)
 
@@ -62,6 +65,14 @@ static uint64_t hash_bytes(const char *s, size_t len)
     return h;
 }
 
+#define PATH_FRAMES 64
+
+typedef struct path_frame {
+    const char *fmt; /* a literal, or one %zu (idx) or one %s (str) */
+    size_t idx;
+    const char *str;
+} path_frame;
+
 typedef struct parser {
     avk_schema *schema;
     avki_arena *arena;
@@ -70,8 +81,11 @@ typedef struct parser {
     name_table names; /* full name -> avk_type*, grown in place */
     avk_type **named;
     size_t named_count, named_cap;
-    char path[AVK_ERROR_PATH_MAX];
-    size_t path_len;
+    /* The path from the root, kept as segments and formatted only when an
+     * error is reported: the successful parse never formats. */
+    path_frame frames[PATH_FRAMES];
+    size_t depth; /* segments pushed; those past PATH_FRAMES are not kept */
+    avk_writer scratch; /* compact JSON text of defaults and properties */
 } parser;
 
 static avk_status no_memory(parser *p)
@@ -142,43 +156,80 @@ static avk_status table_put(parser *p, name_table *t, const char *key, size_t le
 
 /* ---- error paths -------------------------------------------------------- */
 
-/* Appends a path segment; returns the length to restore. */
-static size_t path_push(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static size_t path_push(parser *p, const char *fmt, ...)
+/* Pushes a path segment; returns the depth to restore with path_pop. */
+static size_t path_seg(parser *p, const char *fmt, size_t idx, const char *str)
 {
-    size_t old = p->path_len;
-    va_list ap;
-    int n;
-    if (p->path_len < sizeof p->path - 1) {
-        va_start(ap, fmt);
-        n = vsnprintf(p->path + p->path_len, sizeof p->path - p->path_len, fmt, ap);
-        va_end(ap);
-        if (n > 0)
-            p->path_len += (size_t)n < sizeof p->path - p->path_len ? (size_t)n
-                                                                    : sizeof p->path - 1 - p->path_len;
+    size_t old = p->depth;
+    if (p->depth < PATH_FRAMES) {
+        p->frames[p->depth].fmt = fmt;
+        p->frames[p->depth].idx = idx;
+        p->frames[p->depth].str = str;
     }
+    p->depth++;
     return old;
 }
 
 static void path_pop(parser *p, size_t old)
 {
-    p->path_len = old;
-    p->path[old] = '\0';
+    p->depth = old;
+}
+
+/* Appends text[0..n) to buf (capacity cap, used *used), truncating. */
+static void append(char *buf, size_t cap, size_t *used, const char *text, size_t n)
+{
+    if (n > cap - 1 - *used)
+        n = cap - 1 - *used;
+    memcpy(buf + *used, text, n);
+    *used += n;
+    buf[*used] = '\0';
+}
+
+/* Formats the path into buf ("schema" when empty). Cold. Each segment's
+ * fmt holds at most one %zu or %s, replaced by hand (no format strings
+ * built at run time). */
+static void path_render(const parser *p, char *buf, size_t cap)
+{
+    size_t i, used = 0, kept = p->depth < PATH_FRAMES ? p->depth : PATH_FRAMES;
+    buf[0] = '\0';
+    for (i = 0; i < kept; i++) {
+        const path_frame *f = &p->frames[i];
+        const char *hole = strchr(f->fmt, '%');
+        char num[24];
+        if (!hole) {
+            append(buf, cap, &used, f->fmt, strlen(f->fmt));
+            continue;
+        }
+        append(buf, cap, &used, f->fmt, (size_t)(hole - f->fmt));
+        if (hole[1] == 's') {
+            append(buf, cap, &used, f->str, strlen(f->str));
+            hole += 2;
+        } else { /* %zu */
+            int n = snprintf(num, sizeof num, "%zu", f->idx);
+            append(buf, cap, &used, num, n > 0 ? (size_t)n : 0);
+            hole += 3;
+        }
+        append(buf, cap, &used, hole, strlen(hole));
+    }
+    if (p->depth > PATH_FRAMES)
+        append(buf, cap, &used, "...", 3);
+    if (!buf[0])
+        snprintf(buf, cap, "schema");
 }
 
 static avk_status fail(parser *p, const avki_json *at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((cold, format(printf, 3, 4)));
 static avk_status fail(parser *p, const avki_json *at, const char *fmt, ...)
 {
-    char msg[AVK_ERROR_MESSAGE_MAX];
+    char msg[AVK_ERROR_MESSAGE_MAX], path[AVK_ERROR_PATH_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    avki_error_set(p->err, AVK_ERR_SCHEMA, at ? at->offset : AVK_OFFSET_UNKNOWN, "%s: %s",
-                   p->path_len ? p->path : "schema", msg);
+    path_render(p, path, sizeof path);
+    avki_error_set(p->err, AVK_ERR_SCHEMA, at ? at->offset : AVK_OFFSET_UNKNOWN, "%s: %s", path,
+                   msg);
     if (p->err)
-        snprintf(p->err->path, sizeof p->err->path, "%s", p->path);
+        snprintf(p->err->path, sizeof p->err->path, "%s", p->depth ? path : "");
     return AVK_ERR_SCHEMA;
 }
 
@@ -312,6 +363,19 @@ static int field_attribute(const char *key)
     return 0;
 }
 
+/* The compact JSON text of v, copied into the arena (through the parse's
+ * one scratch writer, so no allocation per value). */
+static avk_status json_text(parser *p, const avki_json *v, const char **out)
+{
+    const uint8_t *bytes;
+    size_t len;
+    avk_writer_reset(&p->scratch);
+    AVK_TRY(avki_json_write(v, &p->scratch, p->err));
+    bytes = avk_writer_data(&p->scratch, &len);
+    *out = avki_arena_strndup(p->arena, (const char *)bytes, len);
+    return *out ? AVK_OK : no_memory(p);
+}
+
 /* Keeps every member of obj that is not an attribute (t NULL: a field's
  * attributes) as a property, with its compact JSON text. */
 static avk_status collect_props(parser *p, const avki_json *obj, const avk_type *t,
@@ -319,7 +383,6 @@ static avk_status collect_props(parser *p, const avki_json *obj, const avk_type 
 {
     size_t i, n = 0;
     avki_prop *props;
-    avk_writer w;
     *out = NULL;
     *count = 0;
     for (i = 0; i < obj->u.object.count; i++) {
@@ -331,32 +394,16 @@ static avk_status collect_props(parser *p, const avki_json *obj, const avk_type 
     props = (avki_prop *)alloc_zero(p, n * sizeof *props);
     if (!props)
         return no_memory(p);
-    AVK_TRY(avk_writer_init_memory(&w, NULL, p->err));
     n = 0;
     for (i = 0; i < obj->u.object.count; i++) {
         const avki_json_member *m = &obj->u.object.members[i];
-        const uint8_t *bytes;
-        size_t len;
-        avk_status st;
         if (t ? type_attribute(t->kind, t->logical, m->key) : field_attribute(m->key))
             continue;
-        avk_writer_reset(&w);
-        st = avki_json_write(m->value, &w, p->err);
-        if (st != AVK_OK) {
-            avk_writer_destroy(&w);
-            return st;
-        }
-        bytes = avk_writer_data(&w, &len);
-        props[n].json = avki_arena_strndup(p->arena, (const char *)bytes, len);
-        if (!props[n].json) {
-            avk_writer_destroy(&w);
-            return no_memory(p);
-        }
+        AVK_TRY(json_text(p, m->value, &props[n].json));
         props[n].key = m->key;
         props[n].value = m->value;
         n++;
     }
-    avk_writer_destroy(&w);
     *out = props;
     *count = n;
     return AVK_OK;
@@ -370,7 +417,7 @@ static avk_status get_doc(parser *p, const avki_json *obj, const char **doc)
     if (!d)
         return AVK_OK;
     if (!is_string(d)) {
-        size_t old = path_push(p, ".doc");
+        size_t old = path_seg(p, ".doc", 0, NULL);
         avk_status st = fail(p, d, "doc must be a string, not %s", describe(d));
         path_pop(p, old);
         return st;
@@ -392,7 +439,7 @@ static avk_status get_aliases(parser *p, const avki_json *obj, const char *space
     if (!a)
         return AVK_OK;
     if (a->type != AVKI_JSON_ARRAY) {
-        size_t old = path_push(p, ".aliases");
+        size_t old = path_seg(p, ".aliases", 0, NULL);
         avk_status st = fail(p, a, "aliases must be an array of names, not %s", describe(a));
         path_pop(p, old);
         return st;
@@ -405,7 +452,7 @@ static avk_status get_aliases(parser *p, const avki_json *obj, const char *space
         int ok = is_string(e) && (simple ? valid_simple_name(e->u.string.ptr, e->u.string.len)
                                          : valid_dotted(e->u.string.ptr, e->u.string.len, 0));
         if (!ok) {
-            size_t old = path_push(p, ".aliases[%zu]", i);
+            size_t old = path_seg(p, ".aliases[%zu]", i, NULL);
             avk_status st = is_string(e) ? fail(p, e, "invalid alias \"%s\"", e->u.string.ptr)
                                          : fail(p, e, "an alias must be a string, not %s",
                                                 describe(e));
@@ -432,6 +479,32 @@ static int get_integer(const avki_json *j, int64_t lo, int64_t hi, int64_t *out)
         return 0;
     *out = j->u.number.i;
     return 1;
+}
+
+/* JSON allows repeated keys, but readers disagree on which one wins (Java
+ * and Python take the last): a schema with them is refused rather than read
+ * differently from other tools. */
+static avk_status check_unique_keys(parser *p, const avki_json *obj)
+{
+    const avki_json_member *m = obj->u.object.members;
+    size_t n = obj->u.object.count, i, k;
+    if (n <= 16) {
+        for (i = 1; i < n; i++)
+            for (k = 0; k < i; k++)
+                if (m[i].key_len == m[k].key_len && memcmp(m[i].key, m[k].key, m[i].key_len) == 0)
+                    return fail(p, m[i].value, "duplicate key \"%s\"", m[i].key);
+        return AVK_OK;
+    } else {
+        name_table seen;
+        AVK_TRY(table_init(p, &seen, n));
+        for (i = 0; i < n; i++) {
+            int inserted;
+            AVK_TRY(table_put(p, &seen, m[i].key, m[i].key_len, &m[i], &inserted));
+            if (!inserted)
+                return fail(p, m[i].value, "duplicate key \"%s\"", m[i].key);
+        }
+        return AVK_OK;
+    }
 }
 
 /* ---- defaults ----------------------------------------------------------- */
@@ -469,8 +542,8 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
     size_t i, n, old;
     avk_status st;
     if (depth > p->max_depth)
-        return avki_error_set(p->err, AVK_ERR_LIMIT, v->offset,
-                              "%s: default nested deeper than %zu", p->path, p->max_depth);
+        return avki_error_set(p->err, AVK_ERR_LIMIT, v->offset, "default nested deeper than %zu",
+                              p->max_depth);
     switch (t->kind) {
     case AVK_NULL:
         return v->type == AVKI_JSON_NULL ? AVK_OK : bad_default(p, t, v, "expected null");
@@ -519,7 +592,7 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
         if (v->type != AVKI_JSON_ARRAY)
             return bad_default(p, t, v, "expected an array");
         for (i = 0; i < v->u.array.count; i++) {
-            old = path_push(p, "[%zu]", i);
+            old = path_seg(p, "[%zu]", i, NULL);
             st = check_default(p, t->items, v->u.array.items[i], depth + 1);
             path_pop(p, old);
             AVK_TRY(st);
@@ -528,8 +601,9 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
     case AVK_MAP:
         if (v->type != AVKI_JSON_OBJECT)
             return bad_default(p, t, v, "expected an object");
+        AVK_TRY(check_unique_keys(p, v));
         for (i = 0; i < v->u.object.count; i++) {
-            old = path_push(p, "[\"%s\"]", v->u.object.members[i].key);
+            old = path_seg(p, "[\"%s\"]", 0, v->u.object.members[i].key);
             st = check_default(p, t->items, v->u.object.members[i].value, depth + 1);
             path_pop(p, old);
             AVK_TRY(st);
@@ -543,6 +617,7 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
     case AVK_RECORD:
         if (v->type != AVKI_JSON_OBJECT)
             return bad_default(p, t, v, "expected an object");
+        AVK_TRY(check_unique_keys(p, v));
         for (i = 0; i < t->field_count; i++) {
             const avk_field *f = &t->fields[i];
             const avki_json *fv = avki_json_get(v, f->name);
@@ -552,7 +627,7 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
                 return fail(p, v, "default for record %s lacks field \"%s\", which has no default",
                             t->fullname, f->name);
             }
-            old = path_push(p, ".%s", f->name);
+            old = path_seg(p, ".%s", 0, f->name);
             st = check_default(p, f->type, fv, depth + 1);
             path_pop(p, old);
             AVK_TRY(st);
@@ -588,7 +663,7 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
     int inserted;
     size_t old;
     if (!name || !is_string(name)) {
-        old = path_push(p, ".name");
+        old = path_seg(p, ".name", 0, NULL);
         if (name)
             fail(p, name, "name must be a string, not %s", describe(name));
         else
@@ -597,17 +672,17 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
         return AVK_ERR_SCHEMA;
     }
     nm = name->u.string.ptr;
-    if (p->path_len == 0) /* paths start at the root type's name: "User.fields[3].type" */
-        path_push(p, "%s", nm);
+    if (p->depth == 0) /* paths start at the root type's name: "User.fields[3].type" */
+        path_seg(p, "%s", 0, nm);
     if (!valid_dotted(nm, name->u.string.len, 0)) {
-        old = path_push(p, ".name");
+        old = path_seg(p, ".name", 0, NULL);
         fail(p, name, "invalid name \"%s\": names are [A-Za-z_][A-Za-z0-9_]* separated by dots", nm);
         path_pop(p, old);
         return AVK_ERR_SCHEMA;
     }
     if (ns && ns->type != AVKI_JSON_NULL &&
         (!is_string(ns) || !valid_dotted(ns->u.string.ptr, ns->u.string.len, 1))) {
-        old = path_push(p, ".namespace");
+        old = path_seg(p, ".namespace", 0, NULL);
         if (is_string(ns))
             fail(p, ns, "invalid namespace \"%s\"", ns->u.string.ptr);
         else
@@ -634,14 +709,14 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
     /* A primitive name cannot be defined in the null namespace ("int" would
      * be ambiguous); in a namespace it can ("ns.int"), as Java and Python allow. */
     if (*t->space == '\0' && primitive_kind(t->name, strlen(t->name)) >= 0) {
-        old = path_push(p, ".name");
+        old = path_seg(p, ".name", 0, NULL);
         fail(p, name, "\"%s\" is a primitive type name and cannot be defined", t->name);
         path_pop(p, old);
         return AVK_ERR_SCHEMA;
     }
     AVK_TRY(table_put(p, &p->names, t->fullname, strlen(t->fullname), t, &inserted));
     if (!inserted) {
-        old = path_push(p, ".name");
+        old = path_seg(p, ".name", 0, NULL);
         fail(p, name, "redefinition of \"%s\"", t->fullname);
         path_pop(p, old);
         return AVK_ERR_SCHEMA;
@@ -669,7 +744,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
     name_table seen;
     size_t i, old;
     if (!fields || fields->type != AVKI_JSON_ARRAY) {
-        old = path_push(p, ".fields");
+        old = path_seg(p, ".fields", 0, NULL);
         if (fields)
             fail(p, fields, "fields must be an array, not %s", describe(fields));
         else
@@ -688,15 +763,17 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
         const avki_json *name, *type, *def, *order;
         int inserted;
         avk_status st = AVK_OK;
-        old = path_push(p, ".fields[%zu]", i);
+        old = path_seg(p, ".fields[%zu]", i, NULL);
         f->index = i;
         if (fj->type != AVKI_JSON_OBJECT) {
             st = fail(p, fj, "a field must be an object, not %s", describe(fj));
             goto out;
         }
+        if ((st = check_unique_keys(p, fj)) != AVK_OK)
+            goto out;
         name = avki_json_get(fj, "name");
         if (!is_string(name) || !valid_simple_name(name->u.string.ptr, name->u.string.len)) {
-            path_push(p, ".name");
+            path_seg(p, ".name", 0, NULL);
             st = !name ? fail(p, fj, "a field needs a name")
                  : is_string(name)
                      ? fail(p, name, "invalid field name \"%s\": names are [A-Za-z_][A-Za-z0-9_]*",
@@ -708,7 +785,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
         if ((st = table_put(p, &seen, f->name, name->u.string.len, f, &inserted)) != AVK_OK)
             goto out;
         if (!inserted) {
-            path_push(p, ".name");
+            path_seg(p, ".name", 0, NULL);
             st = fail(p, name, "duplicate field name \"%s\"", f->name);
             goto out;
         }
@@ -718,7 +795,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
             goto out;
         }
         {
-            size_t o2 = path_push(p, ".type");
+            size_t o2 = path_seg(p, ".type", 0, NULL);
             st = parse_type(p, type, space, depth + 1, &f->type);
             path_pop(p, o2);
             if (st != AVK_OK)
@@ -739,7 +816,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
             else if (strcmp(o, "ignore") == 0)
                 f->order = AVK_ORDER_IGNORE;
             else {
-                path_push(p, ".order");
+                path_seg(p, ".order", 0, NULL);
                 st = fail(p, order, "order must be \"ascending\", \"descending\" or \"ignore\"");
                 goto out;
             }
@@ -766,7 +843,7 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
     name_table seen;
     size_t i, old;
     if (!symbols || symbols->type != AVKI_JSON_ARRAY) {
-        old = path_push(p, ".symbols");
+        old = path_seg(p, ".symbols", 0, NULL);
         if (symbols)
             fail(p, symbols, "symbols must be an array of names, not %s", describe(symbols));
         else
@@ -783,7 +860,7 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
         const avki_json *s = symbols->u.array.items[i];
         int inserted;
         if (!is_string(s) || !valid_simple_name(s->u.string.ptr, s->u.string.len)) {
-            old = path_push(p, ".symbols[%zu]", i);
+            old = path_seg(p, ".symbols[%zu]", i, NULL);
             if (is_string(s))
                 fail(p, s, "invalid symbol \"%s\": symbols are [A-Za-z_][A-Za-z0-9_]*", s->u.string.ptr);
             else
@@ -794,7 +871,7 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
         AVK_TRY(table_put(p, &seen, s->u.string.ptr, s->u.string.len, &t->symbols[i],
                           &inserted));
         if (!inserted) {
-            old = path_push(p, ".symbols[%zu]", i);
+            old = path_seg(p, ".symbols[%zu]", i, NULL);
             fail(p, s, "duplicate symbol \"%s\"", s->u.string.ptr);
             path_pop(p, old);
             return AVK_ERR_SCHEMA;
@@ -804,7 +881,7 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
     if (def) {
         name_slot *slot = is_string(def) ? table_find(&seen, def->u.string.ptr, def->u.string.len) : NULL;
         if (!slot || !slot->key) {
-            old = path_push(p, ".default");
+            old = path_seg(p, ".default", 0, NULL);
             if (is_string(def))
                 fail(p, def, "enum default \"%s\" is not one of the symbols", def->u.string.ptr);
             else
@@ -823,7 +900,7 @@ static avk_status parse_fixed(parser *p, const avki_json *obj, avk_type *t)
     int64_t n;
     /* Sizes above 2^31 - 1 are refused, as Java does (an int). */
     if (!get_integer(size, 0, INT32_MAX, &n)) {
-        size_t old = path_push(p, ".size");
+        size_t old = path_seg(p, ".size", 0, NULL);
         if (size)
             fail(p, size, "size must be an integer from 0 to 2147483647");
         else
@@ -918,7 +995,7 @@ static avk_status parse_union(parser *p, const avki_json *arr, const char *space
         const avk_type *b;
         const char *key;
         int inserted;
-        size_t old = path_push(p, "[%zu]", i);
+        size_t old = path_seg(p, "[%zu]", i, NULL);
         avk_status st = parse_type(p, arr->u.array.items[i], space, depth + 1, &b);
         if (st != AVK_OK) {
             path_pop(p, old);
@@ -950,12 +1027,13 @@ static avk_status parse_object(parser *p, const avki_json *obj, const char *spac
     avk_type *t;
     int prim;
     size_t old;
+    AVK_TRY(check_unique_keys(p, obj));
     if (!type) {
         return fail(p, obj, "a schema object needs a \"type\"");
     }
     if (type->type == AVKI_JSON_OBJECT || type->type == AVKI_JSON_ARRAY) {
         /* {"type": {...}} or {"type": [...]}: the inner schema (as Python and Java do). */
-        old = path_push(p, ".type");
+        old = path_seg(p, ".type", 0, NULL);
         {
             avk_status st = parse_type(p, type, space, depth + 1, out);
             path_pop(p, old);
@@ -984,7 +1062,7 @@ static avk_status parse_object(parser *p, const avki_json *obj, const char *spac
         /* {"type": "Name"}: a reference to a defined type. */
         const avk_type *ref = lookup(p, tn, type->u.string.len, space);
         if (!ref) {
-            old = path_push(p, ".type");
+            old = path_seg(p, ".type", 0, NULL);
             fail(p, type, "unknown type name \"%s\"", tn);
             path_pop(p, old);
             return AVK_ERR_SCHEMA;
@@ -1012,7 +1090,7 @@ static avk_status parse_object(parser *p, const avki_json *obj, const char *spac
         const char *key = t->kind == AVK_ARRAY ? "items" : "values";
         const avki_json *inner = avki_json_get(obj, key);
         avk_status st;
-        old = path_push(p, ".%s", key);
+        old = path_seg(p, ".%s", 0, key);
         st = inner ? parse_type(p, inner, space, depth + 1, &t->items)
                    : fail(p, obj, "%s needs \"%s\"", avk_kind_name(t->kind), key);
         path_pop(p, old);
@@ -1033,8 +1111,7 @@ static avk_status parse_type(parser *p, const avki_json *j, const char *space, s
 {
     if (depth > p->max_depth)
         return avki_error_set(p->err, AVK_ERR_LIMIT, j->offset,
-                              "%s: schema nested deeper than %zu levels",
-                              p->path_len ? p->path : "schema", p->max_depth);
+                              "schema nested deeper than %zu levels (max_depth)", p->max_depth);
     switch (j->type) {
     case AVKI_JSON_STRING: {
         int prim = primitive_kind(j->u.string.ptr, j->u.string.len);
@@ -1068,26 +1145,14 @@ static avk_status check_defaults(parser *p)
             continue;
         for (k = 0; k < t->field_count; k++) {
             avk_field *f = &t->fields[k];
-            avk_writer w;
-            const uint8_t *bytes;
-            size_t len, old;
-            avk_status st;
             if (!f->default_value)
                 continue;
             path_pop(p, 0);
-            path_push(p, "%s.fields[%zu].default", t->name, k);
+            path_seg(p, "%s", 0, t->name);
+            path_seg(p, ".fields[%zu]", k, NULL);
+            path_seg(p, ".default", 0, NULL);
             AVK_TRY(check_default(p, f->type, f->default_value, 0));
-            AVK_TRY(avk_writer_init_memory(&w, NULL, p->err));
-            st = avki_json_write(f->default_value, &w, p->err);
-            if (st == AVK_OK) {
-                bytes = avk_writer_data(&w, &len);
-                f->default_json = avki_arena_strndup(p->arena, (const char *)bytes, len);
-                if (!f->default_json)
-                    st = no_memory(p);
-            }
-            avk_writer_destroy(&w);
-            AVK_TRY(st);
-            (void)old;
+            AVK_TRY(json_text(p, f->default_value, &f->default_json));
         }
     }
     path_pop(p, 0);
@@ -1116,7 +1181,7 @@ avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_optio
                                   "avk_schema_options.struct_size is %zu, expected %zu",
                                   opts->struct_size, sizeof *opts);
         if (opts->max_depth)
-            max_depth = opts->max_depth;
+            max_depth = opts->max_depth < MAX_MAX_DEPTH ? opts->max_depth : MAX_MAX_DEPTH;
         if (opts->max_size)
             max_size = opts->max_size;
         if (opts->max_memory)
@@ -1145,13 +1210,23 @@ avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_optio
     /* A record level takes 3 JSON levels (record, fields, field); defaults
      * nest further. Deeper types are refused with their path below. */
     limits.max_depth = 4 * max_depth + 16;
-    st = avki_json_parse(&arena, json ? json : "", len, &limits, &doc, err);
+    {
+        avk_writer_options wo;
+        memset(&wo, 0, sizeof wo);
+        wo.struct_size = sizeof wo;
+        wo.buffer_size = 256;
+        wo.allocator = &alloc;
+        st = avk_writer_init_memory(&p.scratch, &wo, err);
+    }
+    if (st == AVK_OK)
+        st = avki_json_parse(&arena, json ? json : "", len, &limits, &doc, err);
     if (st == AVK_OK)
         st = table_init(&p, &p.names, 16);
     if (st == AVK_OK)
         st = parse_type(&p, doc, "", 0, &s->root);
     if (st == AVK_OK)
         st = check_defaults(&p);
+    avk_writer_destroy(&p.scratch);
     if (st == AVK_ERR_NO_MEMORY && arena.limit_hit)
         st = avki_error_set(err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
                             "the schema needs more memory than max_memory (%zu bytes)",
