@@ -898,7 +898,9 @@ const avki_json *avki_json_get(const avki_json *object, const char *key)
     n = strlen(key);
     for (i = 0; i < object->u.object.count; i++) {
         const avki_json_member *m = &object->u.object.members[i];
-        if (m->key_len == n && memcmp(m->key, key, n) == 0)
+        /* Length and first byte first: most keys differ there, and a
+         * libc memcmp call costs more than the comparison itself. */
+        if (m->key_len == n && (n == 0 || (m->key[0] == key[0] && memcmp(m->key, key, n) == 0)))
             return m->value;
     }
     return NULL;

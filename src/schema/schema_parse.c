@@ -32,14 +32,22 @@ const avk_type *avki_primitive(avk_kind kind)
 static const char *const primitive_names[] = {"null",   "boolean", "int",   "long",
                                               "float",  "double",  "bytes", "string"};
 
-/* The primitive kind named by s, or -1. */
+/* The primitive kind named by s, or -1. Dispatches on the first byte:
+ * called for every type reference. */
 static int primitive_kind(const char *s, size_t len)
 {
     int k;
-    for (k = 0; k <= AVK_STRING; k++)
-        if (strlen(primitive_names[k]) == len && memcmp(primitive_names[k], s, len) == 0)
-            return k;
-    return -1;
+    switch (len ? s[0] : 0) {
+    case 'n': k = AVK_NULL; break;
+    case 'b': k = len == 5 ? AVK_BYTES : AVK_BOOLEAN; break;
+    case 'i': k = AVK_INT; break;
+    case 'l': k = AVK_LONG; break;
+    case 'f': k = AVK_FLOAT; break;
+    case 'd': k = AVK_DOUBLE; break;
+    case 's': k = AVK_STRING; break;
+    default: return -1;
+    }
+    return strlen(primitive_names[k]) == len && memcmp(primitive_names[k], s, len) == 0 ? k : -1;
 }
 
 /* ---- a string set for duplicate checks and name lookup ----------------- */
@@ -326,41 +334,43 @@ static int is_string(const avki_json *j)
     return j && j->type == AVKI_JSON_STRING;
 }
 
+static int key_is(const char *key, const char *word)
+{
+    return key[0] == word[0] && strcmp(key, word) == 0;
+}
+
 /* Whether key is an attribute the specification defines for a type of
  * kind k (with logical type lt applied); anything else is a property. */
 static int type_attribute(avk_kind k, avk_logical lt, const char *key)
 {
-    static const char *const named[] = {"name", "namespace", "doc", "aliases", NULL};
-    const char *const *r;
-    if (strcmp(key, "type") == 0)
-        return 1;
-    if (k == AVK_RECORD || k == AVK_ENUM || k == AVK_FIXED)
-        for (r = named; *r; r++)
-            if (strcmp(*r, key) == 0)
-                return 1;
-    switch (k) {
-    case AVK_RECORD: if (strcmp(key, "fields") == 0) return 1; break;
-    case AVK_ENUM: if (strcmp(key, "symbols") == 0 || strcmp(key, "default") == 0) return 1; break;
-    case AVK_FIXED: if (strcmp(key, "size") == 0) return 1; break;
-    case AVK_ARRAY: if (strcmp(key, "items") == 0) return 1; break;
-    case AVK_MAP: if (strcmp(key, "values") == 0) return 1; break;
-    default: break;
+    int named = k == AVK_RECORD || k == AVK_ENUM || k == AVK_FIXED;
+    switch (key[0]) {
+    case 't': return key_is(key, "type");
+    case 'n': return named && (key_is(key, "name") || key_is(key, "namespace"));
+    case 'd': return (named && key_is(key, "doc")) || (k == AVK_ENUM && key_is(key, "default"));
+    case 'a': return named && key_is(key, "aliases");
+    case 'f': return k == AVK_RECORD && key_is(key, "fields");
+    case 's':
+        return (k == AVK_ENUM && key_is(key, "symbols")) || (k == AVK_FIXED && key_is(key, "size")) ||
+               (lt == AVK_LOGICAL_DECIMAL && key_is(key, "scale"));
+    case 'i': return k == AVK_ARRAY && key_is(key, "items");
+    case 'v': return k == AVK_MAP && key_is(key, "values");
+    case 'l': return lt != AVK_LOGICAL_NONE && key_is(key, "logicalType");
+    case 'p': return lt == AVK_LOGICAL_DECIMAL && key_is(key, "precision");
+    default: return 0;
     }
-    if (lt != AVK_LOGICAL_NONE && strcmp(key, "logicalType") == 0)
-        return 1;
-    if (lt == AVK_LOGICAL_DECIMAL && (strcmp(key, "precision") == 0 || strcmp(key, "scale") == 0))
-        return 1;
-    return 0;
 }
 
 static int field_attribute(const char *key)
 {
-    static const char *const attrs[] = {"name", "type", "doc", "default", "order", "aliases", NULL};
-    const char *const *r;
-    for (r = attrs; *r; r++)
-        if (strcmp(*r, key) == 0)
-            return 1;
-    return 0;
+    switch (key[0]) {
+    case 'n': return key_is(key, "name");
+    case 't': return key_is(key, "type");
+    case 'd': return key_is(key, "doc") || key_is(key, "default");
+    case 'o': return key_is(key, "order");
+    case 'a': return key_is(key, "aliases");
+    default: return 0;
+    }
 }
 
 /* The compact JSON text of v, copied into the arena (through the parse's
@@ -410,9 +420,8 @@ static avk_status collect_props(parser *p, const avki_json *obj, const avk_type 
 }
 
 /* Optional "doc": a string. */
-static avk_status get_doc(parser *p, const avki_json *obj, const char **doc)
+static avk_status get_doc(parser *p, const avki_json *d, const char **doc)
 {
-    const avki_json *d = avki_json_get(obj, "doc");
     *doc = NULL;
     if (!d)
         return AVK_OK;
@@ -428,10 +437,9 @@ static avk_status get_doc(parser *p, const avki_json *obj, const char **doc)
 
 /* Optional "aliases": an array of names; qualified against space unless
  * simple (field aliases). */
-static avk_status get_aliases(parser *p, const avki_json *obj, const char *space, int simple,
+static avk_status get_aliases(parser *p, const avki_json *a, const char *space, int simple,
                               const char ***out, size_t *count)
 {
-    const avki_json *a = avki_json_get(obj, "aliases");
     const char **list;
     size_t i;
     *out = NULL;
@@ -733,8 +741,8 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
     }
     p->named[p->named_count++] = t;
     *inner_space = t->space;
-    AVK_TRY(get_doc(p, obj, &t->doc));
-    return get_aliases(p, obj, t->space, 0, &t->aliases, &t->alias_count);
+    AVK_TRY(get_doc(p, avki_json_get(obj, "doc"), &t->doc));
+    return get_aliases(p, avki_json_get(obj, "aliases"), t->space, 0, &t->aliases, &t->alias_count);
 }
 
 static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, const char *space,
@@ -760,7 +768,8 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
     for (i = 0; i < t->field_count; i++) {
         const avki_json *fj = fields->u.array.items[i];
         avk_field *f = &t->fields[i];
-        const avki_json *name, *type, *def, *order;
+        const avki_json *name, *type, *def, *order, *doc, *aliases;
+        size_t m, nprops;
         int inserted;
         avk_status st = AVK_OK;
         old = path_seg(p, ".fields[%zu]", i, NULL);
@@ -771,7 +780,25 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
         }
         if ((st = check_unique_keys(p, fj)) != AVK_OK)
             goto out;
-        name = avki_json_get(fj, "name");
+        /* One pass over the members: fields are most of a large schema. */
+        name = type = def = order = doc = aliases = NULL;
+        nprops = 0;
+        for (m = 0; m < fj->u.object.count; m++) {
+            const avki_json_member *mm = &fj->u.object.members[m];
+            const avki_json **slot = NULL;
+            switch (mm->key[0]) {
+            case 'n': slot = key_is(mm->key, "name") ? &name : NULL; break;
+            case 't': slot = key_is(mm->key, "type") ? &type : NULL; break;
+            case 'd': slot = key_is(mm->key, "doc") ? &doc : key_is(mm->key, "default") ? &def : NULL; break;
+            case 'o': slot = key_is(mm->key, "order") ? &order : NULL; break;
+            case 'a': slot = key_is(mm->key, "aliases") ? &aliases : NULL; break;
+            default: break;
+            }
+            if (slot)
+                *slot = mm->value;
+            else
+                nprops++;
+        }
         if (!is_string(name) || !valid_simple_name(name->u.string.ptr, name->u.string.len)) {
             path_seg(p, ".name", 0, NULL);
             st = !name ? fail(p, fj, "a field needs a name")
@@ -789,7 +816,6 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
             st = fail(p, name, "duplicate field name \"%s\"", f->name);
             goto out;
         }
-        type = avki_json_get(fj, "type");
         if (!type) {
             st = fail(p, fj, "field \"%s\" needs a type", f->name);
             goto out;
@@ -801,11 +827,10 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
             if (st != AVK_OK)
                 goto out;
         }
-        if ((st = get_doc(p, fj, &f->doc)) != AVK_OK)
+        if ((st = get_doc(p, doc, &f->doc)) != AVK_OK)
             goto out;
-        if ((st = get_aliases(p, fj, space, 1, &f->aliases, &f->alias_count)) != AVK_OK)
+        if ((st = get_aliases(p, aliases, space, 1, &f->aliases, &f->alias_count)) != AVK_OK)
             goto out;
-        order = avki_json_get(fj, "order");
         f->order = AVK_ORDER_ASCENDING;
         if (order) {
             const char *o = is_string(order) ? order->u.string.ptr : "";
@@ -821,9 +846,8 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
                 goto out;
             }
         }
-        if ((st = collect_props(p, fj, NULL, &f->props, &f->prop_count)) != AVK_OK)
+        if (nprops && (st = collect_props(p, fj, NULL, &f->props, &f->prop_count)) != AVK_OK)
             goto out;
-        def = avki_json_get(fj, "default");
         if (def) {
             /* Validated after the whole schema is parsed: the field's type may
              * refer to a record that is still being defined. */
