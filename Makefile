@@ -27,6 +27,12 @@ test: build
 
 demo: build
 	$(BUILD)/examples/varint_demo examples/data/readings.avrodata
+	@echo
+	@echo "== the bundled schema, through the avrokit CLI =="
+	$(BUILD)/tools/avrokit/avrokit schema check examples/data/reading.avsc
+	$(BUILD)/tools/avrokit/avrokit schema canonical examples/data/reading.avsc
+	$(BUILD)/tools/avrokit/avrokit schema fingerprint --algo rabin examples/data/reading.avsc
+	$(BUILD)/tools/avrokit/avrokit schema fingerprint --algo sha256 examples/data/reading.avsc
 
 bench: build
 	python3 bench/compare --bin $(BUILD)/bench/avrokit_bench $(FILTER)
