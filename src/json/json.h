@@ -101,6 +101,12 @@ avk_status avki_json_parse(avki_arena *arena, const char *text, size_t len,
  * cannot be named this way; walk the members for it. */
 const avki_json *avki_json_get(const avki_json *object, const char *key);
 
+/* 1 when a and b are the same JSON: same types, numbers with the same text
+ * and value, strings and keys byte for byte, members in the same order
+ * (line, column and offset are not compared). Recursion is bounded by the
+ * depth the trees were parsed with. */
+int avki_json_equal(const avki_json *a, const avki_json *b);
+
 /* Appends the compact JSON text of v to w: no white space; strings as
  * avki_json_write_string writes them; numbers as written. Parsing the
  * output gives the same tree back. No recursion: beyond 64 levels the
