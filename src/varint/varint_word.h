@@ -107,19 +107,34 @@ static inline size_t avki_decode_careful(const uint8_t *p, size_t len, unsigned 
     return 0;
 }
 
+/* Encodes a value of 9 or 10 bytes (u >= 2^56); out needs 10 bytes. */
+static inline size_t avki_encode_u64_9_10(uint8_t *out, uint64_t u)
+{
+    uint64_t hi = u >> 56;
+    avki_store64(out, avki_spread56(u & ((1ULL << 56) - 1)) | AVKI_HIGH_BITS);
+    if (hi < 0x80) {
+        out[8] = (uint8_t)hi;
+        return 9;
+    }
+    out[8] = (uint8_t)(hi | 0x80);
+    out[9] = 1;
+    return 10;
+}
+
 /* Encodes any u storing whole words: out needs 10 writable bytes (bytes
- * past the encoding may be overwritten). Returns the length. Branch-free,
- * so random lengths cost no misprediction. */
+ * past the encoding may be overwritten). Returns the length. Up to 8 bytes
+ * (u < 2^56) it is branch-free: the length from the highest set bit, the
+ * continuation bits as one shifted mask. */
 static inline size_t avki_encode_u64_word(uint8_t *out, uint64_t u)
 {
-    unsigned len = avki_varint_len(u);
-    uint64_t hi = u >> 56;
-    /* Continuation bits on every byte but the last, within the first word. */
-    uint64_t cont = len > 8 ? AVKI_HIGH_BITS : AVKI_HIGH_BITS & ((1ULL << (8 * len - 8)) - 1);
-    avki_store64(out, avki_spread56(u & ((1ULL << 56) - 1)) | cont);
-    out[8] = (uint8_t)((hi & 0x7f) | ((uint64_t)(len == 10) << 7));
-    out[9] = (uint8_t)(hi >> 7);
-    return len;
+    if (AVK_LIKELY(u < (1ULL << 56))) {
+        unsigned len = avki_varint_len(u);
+        /* Continuation bits on bytes 0 .. len-2 (len 1: shift 64 avoided). */
+        uint64_t cont = len > 1 ? AVKI_HIGH_BITS >> (72 - 8 * len) : 0;
+        avki_store64(out, avki_spread56(u) | cont);
+        return len;
+    }
+    return avki_encode_u64_9_10(out, u);
 }
 
 #endif
