@@ -9,6 +9,8 @@
 /* Encodes with PDEP for values below 2^56 (up to 8 bytes). */
 AVKI_KTARGET static inline size_t bmi2_encode_one(uint8_t *p, uint64_t u)
 {
+    if (AVK_LIKELY(u < 0x4000)) /* 1-2 bytes: no branch between the two */
+        return avki_encode_u64_any(p, u);
     if (AVK_LIKELY(u < (1ULL << 56))) {
         unsigned len = ((64u - (unsigned)_lzcnt_u64(u | 1)) * 9u + 64u) >> 6;
         uint64_t x = _pdep_u64(u, AVKI_LOW7_BITS) | _bzhi_u64(AVKI_HIGH_BITS, 8 * len - 8);

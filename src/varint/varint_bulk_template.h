@@ -7,7 +7,15 @@
  *   AVKI_EXTRACT(w, bits)     value of the varint whose bytes are the set
  *                             bytes of mask bits within word w
  *   AVKI_ENCODE(p, u)         encodes u at p (10 writable bytes), returns len
+ * Optional:
+ *   AVKI_MULTI_PER_WORD       1 (default): decode every value that ends in an
+ *                             8-byte word from that word (fast where
+ *                             AVKI_EXTRACT is one instruction); 0: one value
+ *                             per step, as the single-value decoder does
  */
+#ifndef AVKI_MULTI_PER_WORD
+#define AVKI_MULTI_PER_WORD 1
+#endif
 #include "avrokit/varint.h"
 #include "varint/varint_word.h"
 
@@ -45,9 +53,16 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_longs)(const uint8_t *in, size_t len,
             p += 8;
             i += 8;
         } else if (stops != 0) {
+#if AVKI_MULTI_PER_WORD
             size_t c;
             p += AVKI_KFN(word_longs)(w, stops, out + i, &c);
             i += c;
+#else
+            uint64_t u;
+            size_t k = avki_decode_u64_step(p, w, &u);
+            out[i++] = avk_zigzag_decode64(u);
+            p += k;
+#endif
         } else {
             uint64_t u;
             size_t k = avki_decode_tail_9_10(p, w, &u);
@@ -90,6 +105,17 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_ints)(const uint8_t *in, size_t len, 
         }
         if (stops == 0)
             goto done; /* 9 or more bytes: malformed for an int */
+#if !AVKI_MULTI_PER_WORD
+        {
+            uint64_t u;
+            size_t k = avki_decode_u64_step(p, w, &u);
+            if (k > AVK_VARINT_INT_MAX || (u >> 32) != 0)
+                goto done;
+            out[i++] = avk_zigzag_decode32((uint32_t)u);
+            p += k;
+            continue;
+        }
+#endif
         do {
             uint64_t through = stops ^ (stops - 1);
             uint64_t bits = through & ~done;

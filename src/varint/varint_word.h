@@ -137,4 +137,35 @@ static inline size_t avki_encode_u64_word(uint8_t *out, uint64_t u)
     return avki_encode_u64_9_10(out, u);
 }
 
+/* Encodes any u: values below 2^14 (1 or 2 bytes) with no branch on
+ * which of the two, longer ones through the word encoder. out needs 10
+ * writable bytes. The same rule as the inline avk_varint_encode_long. */
+static inline size_t avki_encode_u64_any(uint8_t *out, uint64_t u)
+{
+    if (AVK_LIKELY(u < 0x4000)) {
+        uint64_t two = u >= 0x80;
+        out[0] = (uint8_t)(u | (two << 7));
+        out[1] = (uint8_t)(u >> 7);
+        return 1 + (size_t)two;
+    }
+    return avki_encode_u64_word(out, u);
+}
+
+/* Decodes one varint from w, the 8 bytes at p (which has 10 readable
+ * bytes), with the single-value rule: 1- and 2-byte values by predictable
+ * branches, longer ones by the word decoder. Returns the length, 0 when
+ * malformed. */
+static inline size_t avki_decode_u64_step(const uint8_t *p, uint64_t w, uint64_t *out)
+{
+    if (!(w & 0x80)) {
+        *out = w & 0x7f;
+        return 1;
+    }
+    if (!(w & 0x8000)) {
+        *out = (w & 0x7f) | ((w >> 1) & 0x3f80);
+        return 2;
+    }
+    return avki_decode_u64_word(p, out);
+}
+
 #endif
