@@ -63,7 +63,8 @@ typedef enum avk_order { AVK_ORDER_ASCENDING, AVK_ORDER_DESCENDING, AVK_ORDER_IG
 
 typedef struct avk_schema_options {
     size_t struct_size;   /* sizeof(avk_schema_options) */
-    size_t max_depth;     /* nesting of JSON and of types; 0 means 128 */
+    size_t max_depth;     /* nesting of types; 0 means 128; at most 512 (types are
+                             parsed recursively: deeper would risk the C stack) */
     size_t max_size;      /* bytes of JSON text; 0 means 64 MiB */
     size_t max_memory;    /* bytes the parsed schema may use; 0 means 256 MiB */
     const avk_allocator *allocator; /* NULL means the C library */

@@ -12,7 +12,7 @@
 #define DEFAULT_MAX_DEPTH 128
 /* Types are parsed recursively: deeper nesting than this would risk the C
  * stack, whatever the caller asks for. */
-#define MAX_MAX_DEPTH 2048
+#define MAX_MAX_DEPTH 512
 #define DEFAULT_MAX_SIZE ((size_t)64 << 20)
 #define DEFAULT_MAX_MEMORY ((size_t)256 << 20)
 
@@ -305,21 +305,23 @@ static const char *concat_name(parser *p, const char *space, const char *name)
 }
 
 /* Looks up a type reference written in namespace space: a dotted name is
- * full; otherwise space.name, then (as Java does) the null namespace. */
+ * full; otherwise space.name, then (as Java does) the null namespace. The
+ * qualified name is hashed and compared in two pieces, never built. */
 static const avk_type *lookup(parser *p, const char *name, size_t len, const char *space)
 {
     name_slot *s;
     if (!memchr(name, '.', len) && *space) {
-        size_t ls = strlen(space);
-        char small[256];
-        char *buf = ls + 1 + len <= sizeof small ? small
-                                                 : (char *)avki_arena_alloc(p->arena, ls + 1 + len, 1);
-        if (buf) {
-            memcpy(buf, space, ls);
-            buf[ls] = '.';
-            memcpy(buf + ls + 1, name, len);
-            s = table_find(&p->names, buf, ls + 1 + len);
-            if (s->key)
+        size_t ls = strlen(space), full = ls + 1 + len, i;
+        uint64_t h = hash_bytes(space, ls);
+        h = (h ^ (uint8_t)'.') * 0x100000001b3ULL;
+        for (i = 0; i < len; i++)
+            h = (h ^ (uint8_t)name[i]) * 0x100000001b3ULL;
+        for (i = (size_t)h & (p->names.cap - 1);; i = (i + 1) & (p->names.cap - 1)) {
+            s = &p->names.slots[i];
+            if (!s->key)
+                break;
+            if (s->len == full && memcmp(s->key, space, ls) == 0 && s->key[ls] == '.' &&
+                memcmp(s->key + ls + 1, name, len) == 0)
                 return (const avk_type *)s->value;
         }
     }
@@ -332,6 +334,14 @@ static const avk_type *lookup(parser *p, const char *name, size_t len, const cha
 static int is_string(const avki_json *j)
 {
     return j && j->type == AVKI_JSON_STRING;
+}
+
+/* A string used as an attribute (a keyword, name, doc): one without an
+ * embedded NUL, so that comparing and printing it as C text is exact.
+ * (Default values may hold NUL: bytes defaults are code points 0-255.) */
+static int is_text(const avki_json *j)
+{
+    return is_string(j) && strlen(j->u.string.ptr) == j->u.string.len;
 }
 
 static int key_is(const char *key, const char *word)
@@ -425,7 +435,7 @@ static avk_status get_doc(parser *p, const avki_json *d, const char **doc)
     *doc = NULL;
     if (!d)
         return AVK_OK;
-    if (!is_string(d)) {
+    if (!is_text(d)) {
         size_t old = path_seg(p, ".doc", 0, NULL);
         avk_status st = fail(p, d, "doc must be a string, not %s", describe(d));
         path_pop(p, old);
@@ -457,11 +467,11 @@ static avk_status get_aliases(parser *p, const avki_json *a, const char *space, 
         return no_memory(p);
     for (i = 0; i < a->u.array.count; i++) {
         const avki_json *e = a->u.array.items[i];
-        int ok = is_string(e) && (simple ? valid_simple_name(e->u.string.ptr, e->u.string.len)
+        int ok = is_text(e) && (simple ? valid_simple_name(e->u.string.ptr, e->u.string.len)
                                          : valid_dotted(e->u.string.ptr, e->u.string.len, 0));
         if (!ok) {
             size_t old = path_seg(p, ".aliases[%zu]", i, NULL);
-            avk_status st = is_string(e) ? fail(p, e, "invalid alias \"%s\"", e->u.string.ptr)
+            avk_status st = is_text(e) ? fail(p, e, "invalid alias \"%s\"", e->u.string.ptr)
                                          : fail(p, e, "an alias must be a string, not %s",
                                                 describe(e));
             path_pop(p, old);
@@ -496,6 +506,9 @@ static avk_status check_unique_keys(parser *p, const avki_json *obj)
 {
     const avki_json_member *m = obj->u.object.members;
     size_t n = obj->u.object.count, i, k;
+    for (i = 0; i < n; i++)
+        if (strlen(m[i].key) != m[i].key_len)
+            return fail(p, m[i].value, "a key holds \\u0000");
     if (n <= 16) {
         for (i = 1; i < n; i++)
             for (k = 0; k < i; k++)
@@ -572,7 +585,7 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
         /* Numbers, and the strings the reference tools write for non-finite values. */
         if (v->type == AVKI_JSON_NUMBER)
             return AVK_OK;
-        if (is_string(v) && (strcmp(v->u.string.ptr, "NaN") == 0 ||
+        if (is_text(v) && (strcmp(v->u.string.ptr, "NaN") == 0 ||
                              strcmp(v->u.string.ptr, "Infinity") == 0 ||
                              strcmp(v->u.string.ptr, "-Infinity") == 0))
             return AVK_OK;
@@ -590,7 +603,7 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
             return fail(p, v, "default has %zu bytes, fixed %s has %zu", n, t->fullname, t->size);
         return AVK_OK;
     case AVK_ENUM:
-        if (!is_string(v))
+        if (!is_text(v))
             return bad_default(p, t, v, "expected a symbol");
         if (avk_type_symbol_index(t, v->u.string.ptr) < 0)
             return fail(p, v, "default \"%s\" is not a symbol of enum %s", v->u.string.ptr,
@@ -670,7 +683,7 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
     const char *nm, *dot;
     int inserted;
     size_t old;
-    if (!name || !is_string(name)) {
+    if (!name || !is_text(name)) {
         old = path_seg(p, ".name", 0, NULL);
         if (name)
             fail(p, name, "name must be a string, not %s", describe(name));
@@ -689,9 +702,9 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
         return AVK_ERR_SCHEMA;
     }
     if (ns && ns->type != AVKI_JSON_NULL &&
-        (!is_string(ns) || !valid_dotted(ns->u.string.ptr, ns->u.string.len, 1))) {
+        (!is_text(ns) || !valid_dotted(ns->u.string.ptr, ns->u.string.len, 1))) {
         old = path_seg(p, ".namespace", 0, NULL);
-        if (is_string(ns))
+        if (is_text(ns))
             fail(p, ns, "invalid namespace \"%s\"", ns->u.string.ptr);
         else
             fail(p, ns, "namespace must be a string, not %s", describe(ns));
@@ -708,7 +721,8 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
         t->name = dot + 1;
         t->fullname = nm;
     } else {
-        t->space = ns && is_string(ns) ? ns->u.string.ptr : ns ? "" : space;
+        /* "namespace": null is absent (Java and Python inherit the enclosing one). */
+        t->space = ns && is_text(ns) ? ns->u.string.ptr : space;
         t->name = nm;
         t->fullname = concat_name(p, t->space, nm);
         if (!t->fullname)
@@ -799,10 +813,10 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
             else
                 nprops++;
         }
-        if (!is_string(name) || !valid_simple_name(name->u.string.ptr, name->u.string.len)) {
+        if (!is_text(name) || !valid_simple_name(name->u.string.ptr, name->u.string.len)) {
             path_seg(p, ".name", 0, NULL);
             st = !name ? fail(p, fj, "a field needs a name")
-                 : is_string(name)
+                 : is_text(name)
                      ? fail(p, name, "invalid field name \"%s\": names are [A-Za-z_][A-Za-z0-9_]*",
                             name->u.string.ptr)
                      : fail(p, name, "a field name must be a string, not %s", describe(name));
@@ -833,7 +847,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
             goto out;
         f->order = AVK_ORDER_ASCENDING;
         if (order) {
-            const char *o = is_string(order) ? order->u.string.ptr : "";
+            const char *o = is_text(order) ? order->u.string.ptr : "";
             if (strcmp(o, "ascending") == 0)
                 f->order = AVK_ORDER_ASCENDING;
             else if (strcmp(o, "descending") == 0)
@@ -883,9 +897,9 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
     for (i = 0; i < t->symbol_count; i++) {
         const avki_json *s = symbols->u.array.items[i];
         int inserted;
-        if (!is_string(s) || !valid_simple_name(s->u.string.ptr, s->u.string.len)) {
+        if (!is_text(s) || !valid_simple_name(s->u.string.ptr, s->u.string.len)) {
             old = path_seg(p, ".symbols[%zu]", i, NULL);
-            if (is_string(s))
+            if (is_text(s))
                 fail(p, s, "invalid symbol \"%s\": symbols are [A-Za-z_][A-Za-z0-9_]*", s->u.string.ptr);
             else
                 fail(p, s, "a symbol must be a string, not %s", describe(s));
@@ -903,10 +917,10 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
         t->symbols[i] = s->u.string.ptr;
     }
     if (def) {
-        name_slot *slot = is_string(def) ? table_find(&seen, def->u.string.ptr, def->u.string.len) : NULL;
+        name_slot *slot = is_text(def) ? table_find(&seen, def->u.string.ptr, def->u.string.len) : NULL;
         if (!slot || !slot->key) {
             old = path_seg(p, ".default", 0, NULL);
-            if (is_string(def))
+            if (is_text(def))
                 fail(p, def, "enum default \"%s\" is not one of the symbols", def->u.string.ptr);
             else
                 fail(p, def, "enum default must be a symbol, not %s", describe(def));
@@ -951,7 +965,7 @@ static void apply_logical(const avki_json *obj, avk_type *t)
     const avki_json *lt = avki_json_get(obj, "logicalType");
     const char *name;
     avk_kind k = t->kind;
-    if (!is_string(lt))
+    if (!is_text(lt))
         return;
     name = lt->u.string.ptr;
     if (strcmp(name, "decimal") == 0) {
@@ -1064,7 +1078,7 @@ static avk_status parse_object(parser *p, const avki_json *obj, const char *spac
             return st;
         }
     }
-    if (!is_string(type))
+    if (!is_text(type))
         return fail(p, type, "\"type\" must be a string, object or array, not %s", describe(type));
     tn = type->u.string.ptr;
     prim = primitive_kind(tn, type->u.string.len);

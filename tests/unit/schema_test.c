@@ -461,7 +461,8 @@ static void test_names(void **state)
     in3 = field_type(root, "nullns");
     assert_names(in3, "In3", "", "In3");
     assert_names(field_type(in3, "g"), "E3", "", "E3"); /* inherits the null namespace */
-    assert_names(field_type(root, "nullns2"), "F4", "", "F4");
+    /* "namespace": null counts as absent: the enclosing namespace applies, as in Java and Python. */
+    assert_names(field_type(root, "nullns2"), "F4", "a.b", "a.b.F4");
 
     /* References are the defining nodes themselves. */
     assert_ptr_equal(field_type(root, "ref_simple"), in1);
@@ -1184,6 +1185,11 @@ static void test_error_paths(void **state)
     FAIL("{'type':'record','name':'R','fields':[{'name':'m','type':{'type':'map','values':'int'},"
          "'default':{'k':1,'k':2}}]}",
          AVK_ERR_SCHEMA, "R.fields[0].default", "duplicate key \"k\"");
+    /* \u0000 inside keywords, names, docs or keys: refused, never read as the text before it. */
+    FAIL_RAW("{\"type\":\"record\\u0000zz\",\"name\":\"R\",\"fields\":[]}", AVK_ERR_SCHEMA, NULL, "");
+    FAIL_RAW("{\"type\":\"int\",\"type\\u0000\":1}", AVK_ERR_SCHEMA, NULL, "\\u0000");
+    FAIL_RAW("{\"type\":\"fixed\",\"name\":\"F\",\"size\":1,\"doc\":\"a\\u0000b\"}", AVK_ERR_SCHEMA,
+             NULL, "doc");
     /* Structure errors found by the schema layer are SCHEMA, not MALFORMED. */
     FAIL("{'type':'record','name':'R','fields':{}}", AVK_ERR_SCHEMA, NULL, "fields");
 
@@ -1322,8 +1328,12 @@ static void test_deep_nesting(void **state)
     text = nested_arrays(11, &len);
     AVKT_ASSERT_STATUS(parse_with(text, len, 10, 0, 0, &err), AVK_ERR_LIMIT);
     free(text);
-    text = nested_arrays(1000, &len);
+    /* max_depth is capped at 512 (types are parsed recursively). */
+    text = nested_arrays(512, &len);
     AVKT_OK(parse_with(text, len, 1000, 0, 0, &err));
+    free(text);
+    text = nested_arrays(513, &len);
+    AVKT_ASSERT_STATUS(parse_with(text, len, 1000, 0, 0, &err), AVK_ERR_LIMIT);
     free(text);
     /* Records nest too. */
     {
