@@ -9,6 +9,8 @@
 #include "json/json.h"
 #ifdef AVK_FUZZ_HAVE_CJSON
 #include <cJSON.h>
+
+#include "cjson_agree.h"
 #endif
 
 /* Small, so deep inputs hit the limit and the checks below may recurse;
@@ -85,38 +87,6 @@ static int has_long_number(const avki_json *v)
     }
 }
 
-/* Our tree against cJSON's: types, strings up to a NUL (where cJSON's
- * end), numbers as doubles, members in order. */
-static int agrees_with_cjson(const avki_json *v, const cJSON *c)
-{
-    size_t i;
-    const cJSON *k;
-    switch (v->type) {
-    case AVKI_JSON_NULL: return cJSON_IsNull(c);
-    case AVKI_JSON_TRUE: return cJSON_IsTrue(c);
-    case AVKI_JSON_FALSE: return cJSON_IsFalse(c);
-    case AVKI_JSON_NUMBER:
-        return cJSON_IsNumber(c) && memcmp(&v->u.number.d, &c->valuedouble, sizeof(double)) == 0;
-    case AVKI_JSON_STRING:
-        return cJSON_IsString(c) && strcmp(c->valuestring, v->u.string.ptr) == 0;
-    case AVKI_JSON_ARRAY:
-        if (!cJSON_IsArray(c))
-            return 0;
-        for (i = 0, k = c->child; i < v->u.array.count; i++, k = k->next)
-            if (!k || !agrees_with_cjson(v->u.array.items[i], k))
-                return 0;
-        return k == NULL;
-    case AVKI_JSON_OBJECT:
-        if (!cJSON_IsObject(c))
-            return 0;
-        for (i = 0, k = c->child; i < v->u.object.count; i++, k = k->next)
-            if (!k || strcmp(k->string, v->u.object.members[i].key) != 0 ||
-                !agrees_with_cjson(v->u.object.members[i].value, k))
-                return 0;
-        return k == NULL;
-    }
-    return 0;
-}
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -181,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!has_long_number(v)) {
         cJSON *c = cJSON_ParseWithLength((const char *)data, size);
         AVKF_CHECK(c != NULL, "we accept a document cJSON rejects");
-        AVKF_CHECK(agrees_with_cjson(v, c), "our tree differs from cJSON's");
+        AVKF_CHECK(avkt_agrees_with_cjson(v, c), "our tree differs from cJSON's");
         cJSON_Delete(c);
     }
 #endif

@@ -5,6 +5,7 @@
 #include "avrokit/schema.h"
 #include "avrokit/writer.h"
 #include "fuzz.h"
+#include "schema_ambiguity.h"
 
 /* Small limits keep each run fast; the round trips reparse with the
  * defaults, since the written forms may be longer than the input. */
@@ -12,55 +13,6 @@
 #define FUZZ_MAX_SIZE ((size_t)64 << 10)
 #define FUZZ_MAX_MEMORY ((size_t)16 << 20)
 
-/* The Parsing Canonical Form writes full names and drops "namespace", so a
- * named type of the null namespace met inside a type with a namespace
- * (defined or referenced there) reads back in that namespace: the
- * specification's form cannot express it. Such schemas skip the
- * canonical round trip (1 = ambiguous). */
-typedef struct walk {
-    const avk_type **seen;
-    size_t count, cap;
-} walk;
-
-static int null_ns_ambiguous(const avk_type *t, const char *enclosing, walk *w)
-{
-    size_t i;
-    if (avk_type_is_named(t)) {
-        if (enclosing[0] != '\0' && avk_type_namespace(t)[0] == '\0')
-            return 1;
-        for (i = 0; i < w->count; i++)
-            if (w->seen[i] == t)
-                return 0; /* met before: written as a name */
-        if (w->count == w->cap) {
-            size_t cap = w->cap ? 2 * w->cap : 16;
-            const avk_type **grown = (const avk_type **)realloc(w->seen, cap * sizeof *grown);
-            if (!grown)
-                return 1; /* cannot tell: skip */
-            w->seen = grown;
-            w->cap = cap;
-        }
-        w->seen[w->count++] = t;
-        enclosing = avk_type_namespace(t);
-    }
-    switch (avk_type_kind(t)) {
-    case AVK_RECORD:
-        for (i = 0; i < avk_type_field_count(t); i++)
-            if (null_ns_ambiguous(avk_field_type(avk_type_field(t, i)), enclosing, w))
-                return 1;
-        return 0;
-    case AVK_ARRAY:
-        return null_ns_ambiguous(avk_type_items(t), enclosing, w);
-    case AVK_MAP:
-        return null_ns_ambiguous(avk_type_values(t), enclosing, w);
-    case AVK_UNION:
-        for (i = 0; i < avk_type_branch_count(t); i++)
-            if (null_ns_ambiguous(avk_type_branch(t, i), enclosing, w))
-                return 1;
-        return 0;
-    default:
-        return 0;
-    }
-}
 
 static void rabin_of(const avk_type *t, uint8_t out[8])
 {
@@ -148,7 +100,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     avk_error err;
     avk_status st;
     const avk_type *root;
-    walk w = {NULL, 0, 0};
 
     memset(&opts, 0, sizeof opts);
     opts.struct_size = sizeof opts;
@@ -172,9 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     root = avk_schema_root(s);
     AVKF_CHECK(avk_type_equal(root, root) == 1, "a schema is not equal to itself");
 
-    if (!null_ns_ambiguous(root, "", &w))
+    if (!avkt_null_ns_ambiguous(root))
         check_canonical(root);
-    free(w.seen);
     check_full_json(root, 0);
     check_full_json(root, 1);
     avk_schema_free(s);

@@ -10,6 +10,7 @@
 #include <cJSON.h>
 
 #include "avkt.h"
+#include "cjson_agree.h"
 #include "common/arena.h"
 #include "failalloc.h"
 #include "guard.h"
@@ -1082,39 +1083,6 @@ static void gen_value(buf *b, avkt_rng *r, int depth)
     }
 }
 
-/* Our tree against cJSON's: types, strings (up to a NUL, where cJSON's
- * end), numbers as doubles, members in order. */
-static int agrees_with_cjson(const avki_json *v, const cJSON *c)
-{
-    size_t i;
-    const cJSON *k;
-    switch (v->type) {
-    case AVKI_JSON_NULL: return cJSON_IsNull(c);
-    case AVKI_JSON_TRUE: return cJSON_IsTrue(c);
-    case AVKI_JSON_FALSE: return cJSON_IsFalse(c);
-    case AVKI_JSON_NUMBER:
-        return cJSON_IsNumber(c) && memcmp(&v->u.number.d, &c->valuedouble, sizeof(double)) == 0;
-    case AVKI_JSON_STRING:
-        return cJSON_IsString(c) && strlen(c->valuestring) == strlen(v->u.string.ptr) &&
-               strcmp(c->valuestring, v->u.string.ptr) == 0;
-    case AVKI_JSON_ARRAY:
-        if (!cJSON_IsArray(c))
-            return 0;
-        for (i = 0, k = c->child; i < v->u.array.count; i++, k = k->next)
-            if (!k || !agrees_with_cjson(v->u.array.items[i], k))
-                return 0;
-        return k == NULL;
-    case AVKI_JSON_OBJECT:
-        if (!cJSON_IsObject(c))
-            return 0;
-        for (i = 0, k = c->child; i < v->u.object.count; i++, k = k->next)
-            if (!k || strcmp(k->string, v->u.object.members[i].key) != 0 ||
-                !agrees_with_cjson(v->u.object.members[i].value, k))
-                return 0;
-        return k == NULL;
-    }
-    return 0;
-}
 
 /* Documents both accept, with identical trees. */
 static void test_cjson_valid(void **state)
@@ -1154,7 +1122,7 @@ static void test_cjson_valid(void **state)
         c = cJSON_ParseWithLength(b.p, b.len);
         if (!c)
             fail_msg("trial %d: cJSON rejects %s", trial, b.p);
-        if (!agrees_with_cjson(v, c))
+        if (!avkt_agrees_with_cjson(v, c))
             fail_msg("trial %d: trees differ for %s", trial, b.p);
         cJSON_Delete(c);
         /* Round trip through the writer: the same tree again. */
@@ -1288,7 +1256,7 @@ static void test_cjson_mutations(void **state)
         if (v) {
             if (!c)
                 fail_msg("trial %d: we accept what cJSON rejects: %.*s", trial, (int)b.len, b.p);
-            if (!agrees_with_cjson(v, c))
+            if (!avkt_agrees_with_cjson(v, c))
                 fail_msg("trial %d: trees differ: %.*s", trial, (int)b.len, b.p);
         }
         cJSON_Delete(c);

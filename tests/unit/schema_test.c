@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "avkt.h"
+#include "schema_ambiguity.h"
 #include "failalloc.h"
 
 #ifndef AVK_INTEROP_DIR
@@ -166,54 +167,12 @@ static char *json_of(const avk_type *t, int pretty)
     return s;
 }
 
-/* The Parsing Canonical Form writes full names and drops "namespace", so a
- * named type in the null namespace met inside a type with a namespace
- * (defined or referenced there) reads back in that namespace: the
- * specification's canonical form cannot say "the null namespace" there.
- * Returns 1 when t's canonical form has this ambiguity. */
-typedef struct ns_walk {
-    const avk_type *seen[4096];
-    size_t count;
-} ns_walk;
-
-static int null_ns_ambiguous(const avk_type *t, const char *enclosing, ns_walk *w)
-{
-    size_t i;
-    if (avk_type_is_named(t)) {
-        if (enclosing[0] != '\0' && avk_type_namespace(t)[0] == '\0')
-            return 1;
-        for (i = 0; i < w->count; i++)
-            if (w->seen[i] == t)
-                return 0; /* a reference: written as a name only */
-        if (w->count < sizeof w->seen / sizeof w->seen[0])
-            w->seen[w->count++] = t;
-        enclosing = avk_type_namespace(t);
-    }
-    switch (avk_type_kind(t)) {
-    case AVK_RECORD:
-        for (i = 0; i < avk_type_field_count(t); i++)
-            if (null_ns_ambiguous(avk_field_type(avk_type_field(t, i)), enclosing, w))
-                return 1;
-        return 0;
-    case AVK_ARRAY:
-        return null_ns_ambiguous(avk_type_items(t), enclosing, w);
-    case AVK_MAP:
-        return null_ns_ambiguous(avk_type_values(t), enclosing, w);
-    case AVK_UNION:
-        for (i = 0; i < avk_type_branch_count(t); i++)
-            if (null_ns_ambiguous(avk_type_branch(t, i), enclosing, w))
-                return 1;
-        return 0;
-    default:
-        return 0;
-    }
-}
 
 static size_t ambiguous_canonical_forms; /* schemas whose canonical round trip was skipped */
 
 /* Every round trip a valid schema must survive: canonical form parses to
  * the same canonical form and Rabin fingerprint (unless the form is
- * ambiguous, see null_ns_ambiguous); full JSON (compact and pretty) parses
+ * ambiguous, see avkt_null_ns_ambiguous); full JSON (compact and pretty) parses
  * to an equal schema. */
 static void check_round_trips(const avk_schema *s, const char *what)
 {
@@ -225,16 +184,11 @@ static void check_round_trips(const avk_schema *s, const char *what)
     size_t n1 = 0, n2 = 0;
     avk_error err;
     int pretty;
-    ns_walk *walk = (ns_walk *)calloc(1, sizeof *walk);
-
-    assert_non_null(walk);
-    if (null_ns_ambiguous(root, "", walk)) {
+    if (avkt_null_ns_ambiguous(root)) {
         ambiguous_canonical_forms++;
-        free(walk);
         free(canon);
         goto full_json;
     }
-    free(walk);
     again = PARSE_RAW(canon);
     canon2 = canonical_of(avk_schema_root(again));
     if (strcmp(canon, canon2) != 0)
