@@ -109,6 +109,23 @@ static int load_schema(const char *path, avk_schema **out)
     return rc;
 }
 
+#define KEEP_GOING (-1)
+
+/* Parses a command's arguments and prints its help when asked. Returns
+ * KEEP_GOING, or the exit status to return at once. */
+static int start(const char *name, int argc, char **argv, int with_algo, const char *help,
+                 schema_args *a)
+{
+    int rc = parse_args(name, argc, argv, with_algo, a);
+    if (rc != AVKCLI_OK)
+        return rc;
+    if (a->help) {
+        fputs(help, stdout);
+        return AVKCLI_OK;
+    }
+    return KEEP_GOING;
+}
+
 /* ---- check -------------------------------------------------------------- */
 
 static int cmd_check(int argc, char **argv)
@@ -125,13 +142,9 @@ static int cmd_check(int argc, char **argv)
         "  -h, --help   show this help and exit\n";
     schema_args a;
     avk_schema *s;
-    int rc = parse_args(PREFIX " check", argc, argv, 0, &a);
-    if (rc != AVKCLI_OK)
+    int rc = start(PREFIX " check", argc, argv, 0, help, &a);
+    if (rc != KEEP_GOING)
         return rc;
-    if (a.help) {
-        fputs(help, stdout);
-        return AVKCLI_OK;
-    }
     rc = load_schema(a.file, &s);
     if (rc != AVKCLI_OK)
         return rc;
@@ -162,13 +175,9 @@ static int cmd_canonical(int argc, char **argv)
     avk_writer w;
     avk_error err;
     avk_status st;
-    int rc = parse_args(PREFIX " canonical", argc, argv, 0, &a);
-    if (rc != AVKCLI_OK)
+    int rc = start(PREFIX " canonical", argc, argv, 0, help, &a);
+    if (rc != KEEP_GOING)
         return rc;
-    if (a.help) {
-        fputs(help, stdout);
-        return AVKCLI_OK;
-    }
     rc = load_schema(a.file, &s);
     if (rc != AVKCLI_OK)
         return rc;
@@ -218,13 +227,9 @@ static int cmd_fingerprint(int argc, char **argv)
     uint8_t fp[32];
     char text[2 * sizeof fp + 1];
     size_t len = 0, i;
-    int rc = parse_args(PREFIX " fingerprint", argc, argv, 1, &a);
-    if (rc != AVKCLI_OK)
+    int rc = start(PREFIX " fingerprint", argc, argv, 1, help, &a);
+    if (rc != KEEP_GOING)
         return rc;
-    if (a.help) {
-        fputs(help, stdout);
-        return AVKCLI_OK;
-    }
     if (a.algo) {
         for (i = 0; i < sizeof algos / sizeof algos[0]; i++)
             if (strcmp(a.algo, algos[i].name) == 0)
