@@ -28,6 +28,8 @@ test: build
 demo: build
 	$(BUILD)/examples/varint_demo examples/data/readings.avrodata
 	@echo
+	$(BUILD)/examples/records_demo examples/data/reading.avsc examples/data/readings.avrodata
+	@echo
 	@echo "== the bundled schema, through the avrokit CLI =="
 	$(BUILD)/tools/avrokit/avrokit schema check examples/data/reading.avsc
 	$(BUILD)/tools/avrokit/avrokit schema canonical examples/data/reading.avsc

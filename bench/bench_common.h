@@ -39,6 +39,7 @@ void avroc_decode(benchmark::State &state, const Dataset *d);
 void register_varint_benchmarks();
 void register_reader_benchmarks();
 void register_schema_benchmarks();
+void register_binary_benchmarks();
 
 // Sets items processed and the per-iteration "values" counter the compare
 // script divides by.

@@ -29,6 +29,7 @@ int main(int argc, char **argv)
     avkbench::register_varint_benchmarks();
     avkbench::register_reader_benchmarks();
     avkbench::register_schema_benchmarks();
+    avkbench::register_binary_benchmarks();
 
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -3,11 +3,16 @@
 #define AVROKIT_AVROKIT_H
 
 #include "avrokit/alloc.h"
+#include "avrokit/arena.h"
+#include "avrokit/builder.h"
 #include "avrokit/kernel.h"
+#include "avrokit/logical.h"
 #include "avrokit/macros.h"
+#include "avrokit/plan.h"
 #include "avrokit/reader.h"
 #include "avrokit/schema.h"
 #include "avrokit/status.h"
+#include "avrokit/value.h"
 #include "avrokit/varint.h"
 #include "avrokit/version.h"
 #include "avrokit/writer.h"

@@ -9,20 +9,31 @@
 #define MAX_GROWN_BLOCK ((size_t)1024 * 1024)
 #define MAX_ALIGN 16
 
-struct avki_arena_block {
-    avki_arena_block *next;
-    size_t size; /* bytes obtained from the allocator, header included */
-    size_t used; /* bytes handed out, header included */
-};
-
 /* The header rounded up so the first byte after it is MAX_ALIGN-aligned
  * (allocators return at least that alignment for blocks this large). */
 #define HEADER_SIZE ((sizeof(avki_arena_block) + MAX_ALIGN - 1) & ~(size_t)(MAX_ALIGN - 1))
 
+/* The room left in the head block. */
+static size_t head_room(const avki_arena *a)
+{
+    return a->head ? (size_t)(a->end - a->cur) : 0;
+}
+
+/* Makes b the block being filled, empty. */
+static void fill_from(avki_arena *a, avki_arena_block *b)
+{
+    a->head = b;
+    a->cur = (uintptr_t)b + HEADER_SIZE;
+    a->end = (uintptr_t)b + b->size;
+}
+
 void avki_arena_init(avki_arena *a, const avk_allocator *alloc, size_t first_block, size_t limit)
 {
-    a->alloc = avki_allocator_or_libc(alloc);
+    a->cur = 0;
+    a->end = 0;
     a->head = NULL;
+    a->caller = NULL;
+    a->alloc = avki_allocator_or_libc(alloc);
     a->next_size = first_block ? first_block : DEFAULT_FIRST_BLOCK;
     if (a->next_size < HEADER_SIZE + MAX_ALIGN)
         a->next_size = HEADER_SIZE + MAX_ALIGN;
@@ -30,6 +41,25 @@ void avki_arena_init(avki_arena *a, const avk_allocator *alloc, size_t first_blo
     a->limit = limit;
     a->limit_hit = 0;
     a->allocations = 0;
+}
+
+int avki_arena_set_first_block(avki_arena *a, void *mem, size_t size)
+{
+    uintptr_t base = (uintptr_t)mem, aligned;
+    avki_arena_block *b;
+    if (a->head || !mem || size < AVKI_ARENA_MIN_CALLER_BLOCK)
+        return 0;
+    /* The header needs pointer alignment, and the bytes after it start
+     * MAX_ALIGN-aligned like those of allocated blocks. */
+    aligned = (base + MAX_ALIGN - 1) & ~(uintptr_t)(MAX_ALIGN - 1);
+    if (size < (size_t)(aligned - base) + HEADER_SIZE)
+        return 0;
+    b = (avki_arena_block *)aligned;
+    b->next = NULL;
+    b->size = size - (size_t)(aligned - base);
+    a->caller = b;
+    fill_from(a, b);
+    return 1;
 }
 
 /* Cold: obtains a block that holds size bytes at align and carves them out. */
@@ -61,18 +91,17 @@ static void *arena_alloc_slow(avki_arena *a, size_t size, size_t align)
     b->size = block_size;
     base = (uintptr_t)b;
     p = (base + HEADER_SIZE + align - 1) & ~(uintptr_t)(align - 1);
-    b->used = (size_t)(p - base) + size;
 
     /* A request too large for the usual growth gets a block of its own,
      * placed behind the current one, which keeps filling: otherwise the
      * rest of the current block would be wasted. */
-    if (a->head && need > a->next_size &&
-        a->head->size - a->head->used >= block_size - b->used) {
+    if (a->head && need > a->next_size && head_room(a) >= block_size - (size_t)(p - base) - size) {
         b->next = a->head->next;
         a->head->next = b;
     } else {
         b->next = a->head;
-        a->head = b;
+        fill_from(a, b);
+        a->cur = p + size;
         if (a->next_size < MAX_GROWN_BLOCK) {
             a->next_size *= 2;
             if (a->next_size > MAX_GROWN_BLOCK)
@@ -84,17 +113,14 @@ static void *arena_alloc_slow(avki_arena *a, size_t size, size_t align)
 
 void *avki_arena_alloc(avki_arena *a, size_t size, size_t align)
 {
-    avki_arena_block *b = a->head;
     if (align == 0)
         align = 1;
     if (align > MAX_ALIGN || (align & (align - 1)) != 0)
         return NULL;
-    if (b) {
-        uintptr_t base = (uintptr_t)b;
-        uintptr_t p = (base + b->used + align - 1) & ~(uintptr_t)(align - 1);
-        size_t off = (size_t)(p - base);
-        if (off <= b->size && size <= b->size - off) {
-            b->used = off + size;
+    if (a->head) {
+        uintptr_t p = (a->cur + align - 1) & ~(uintptr_t)(align - 1);
+        if (p <= a->end && size <= (size_t)(a->end - p)) {
+            a->cur = p + size;
             return (void *)p;
         }
     }
@@ -118,20 +144,29 @@ char *avki_arena_strndup(avki_arena *a, const char *s, size_t len)
 void avki_arena_reset(avki_arena *a)
 {
     avki_arena_block *b, *next, *keep = NULL;
+    /* The largest block; on a tie the caller's, which costs no memory of
+     * ours to keep. */
     for (b = a->head; b; b = b->next)
-        if (!keep || b->size > keep->size)
+        if (!keep || b->size > keep->size || (b->size == keep->size && b == a->caller))
             keep = b;
     for (b = a->head; b; b = next) {
         next = b->next;
-        if (b != keep)
+        if (b != keep && b != a->caller)
             a->alloc.free(a->alloc.ctx, b, b->size);
     }
-    a->head = keep;
+    /* A caller's block that lost to a larger one drops out for good:
+     * bumping only ever fills the head block, so it would sit unused. */
+    if (keep != a->caller)
+        a->caller = NULL;
     a->total = 0;
+    a->cur = 0;
+    a->end = 0;
+    a->head = NULL;
     if (keep) {
         keep->next = NULL;
-        keep->used = HEADER_SIZE;
-        a->total = keep->size;
+        fill_from(a, keep);
+        if (keep != a->caller)
+            a->total = keep->size;
     }
 }
 
@@ -140,8 +175,12 @@ void avki_arena_destroy(avki_arena *a)
     avki_arena_block *b, *next;
     for (b = a->head; b; b = next) {
         next = b->next;
-        a->alloc.free(a->alloc.ctx, b, b->size);
+        if (b != a->caller)
+            a->alloc.free(a->alloc.ctx, b, b->size);
     }
     a->head = NULL;
+    a->caller = NULL;
+    a->cur = 0;
+    a->end = 0;
     a->total = 0;
 }

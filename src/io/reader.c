@@ -5,6 +5,7 @@
 
 #include "avrokit/reader.h"
 #include "common/alloc_internal.h"
+#include "io/reader_internal.h"
 #include "common/error.h"
 #include "varint/kernels.h"
 
@@ -310,15 +311,15 @@ avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err)
 
 /* Bulk read loop shared by longs and ints: the kernel decodes what is
  * buffered; a stop at the buffer's end refills, a stop elsewhere is bad data. */
-#define READ_BULK(r, out, n, err, fn, is_int)                                              \
+#define READ_BULK(r, out, n, done_, err, fn, is_int)                                       \
     do {                                                                                   \
         const avki_kernels *k_ = (const avki_kernels *)(r)->kernels;                        \
-        size_t done_ = 0;                                                                  \
+        *(done_) = 0;                                                                      \
         for (;;) {                                                                         \
             size_t consumed_ = 0, avail_ = (size_t)((r)->end - (r)->pos);                  \
-            done_ += k_->fn((r)->pos, avail_, (out) + done_, (n)-done_, &consumed_);        \
+            *(done_) += k_->fn((r)->pos, avail_, (out) + *(done_), (n) - *(done_), &consumed_); \
             (r)->pos += consumed_;                                                         \
-            if (done_ == (n))                                                              \
+            if (*(done_) == (n))                                                           \
                 return AVK_OK;                                                             \
             avail_ = (size_t)((r)->end - (r)->pos);                                        \
             if (avail_ >= (is_int ? AVK_VARINT_INT_MAX : AVK_VARINT_LONG_MAX) ||             \
@@ -329,12 +330,26 @@ avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err)
         }                                                                                  \
     } while (0)
 
+avk_status avki_reader_read_longs_counted(avk_reader *r, int64_t *out, size_t n, size_t *done,
+                                          avk_error *err)
+{
+    READ_BULK(r, out, n, done, err, decode_longs, 0);
+}
+
+avk_status avki_reader_read_ints_counted(avk_reader *r, int32_t *out, size_t n, size_t *done,
+                                         avk_error *err)
+{
+    READ_BULK(r, out, n, done, err, decode_ints, 1);
+}
+
 avk_status avk_reader_read_longs(avk_reader *r, int64_t *out, size_t n, avk_error *err)
 {
-    READ_BULK(r, out, n, err, decode_longs, 0);
+    size_t done;
+    return avki_reader_read_longs_counted(r, out, n, &done, err);
 }
 
 avk_status avk_reader_read_ints(avk_reader *r, int32_t *out, size_t n, avk_error *err)
 {
-    READ_BULK(r, out, n, err, decode_ints, 1);
+    size_t done;
+    return avki_reader_read_ints_counted(r, out, n, &done, err);
 }

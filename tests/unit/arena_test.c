@@ -1,4 +1,4 @@
-/* Unit tests for the arena: alignment, block growth, limits, reset keeping the largest block, failing allocators. */
+/* Unit tests for the arena: alignment, growth, limits, reset keeping the largest block, caller blocks, the public arena. */
 #include <stdint.h>
 #include <string.h>
 
@@ -284,6 +284,343 @@ static void test_failing_allocator(void **state)
     }
 }
 
+/* ---- the caller's first block ------------------------------------------- */
+
+/* True when [p, p + size) lies inside [base, base + len). */
+static int inside(const void *p, size_t size, const void *base, size_t len)
+{
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+    return a >= b && a + size <= b + len;
+}
+
+static void test_caller_block_used_first(void **state)
+{
+    avkt_failalloc fa;
+    avki_arena a;
+    _Alignas(16) unsigned char mem[1024];
+    unsigned char *p, *prev = NULL;
+    size_t i;
+    (void)state;
+    avkt_failalloc_init(&fa, 0);
+    avki_arena_init(&a, &fa.allocator, 0, 0);
+    assert_int_equal(avki_arena_set_first_block(&a, mem, sizeof mem), 1);
+    /* 40 x 20 bytes fit in 1 KiB less a header: no allocator call. */
+    for (i = 0; i < 40; i++) {
+        p = (unsigned char *)avki_arena_alloc(&a, 20, 4);
+        assert_non_null(p);
+        assert_true(inside(p, 20, mem, sizeof mem));
+        assert_int_equal((uintptr_t)p % 4, 0);
+        if (prev)
+            assert_true(p >= prev + 20);
+        memset(p, (int)i, 20);
+        prev = p;
+    }
+    assert_int_equal(fa.calls, 0);
+    assert_int_equal(a.allocations, 0);
+    assert_int_equal(a.total, 0); /* the caller's bytes are not counted */
+    /* When it is full, blocks come from the allocator as usual. */
+    p = (unsigned char *)avki_arena_alloc(&a, 500, 8);
+    assert_non_null(p);
+    assert_false(inside(p, 1, mem, sizeof mem));
+    assert_int_equal(fa.calls, 1);
+    assert_int_equal(a.total, 4096);
+    /* It was never the allocator's: destroy frees only the allocator's
+     * block (failalloc counts a foreign pointer in bad_frees). */
+    avki_arena_destroy(&a);
+    assert_int_equal(fa.frees, 1);
+    assert_int_equal(fa.live_blocks, 0);
+    assert_int_equal(fa.bad_frees, 0);
+    assert_int_equal(fa.size_mismatches, 0);
+}
+
+static void test_caller_block_refused(void **state)
+{
+    avkt_failalloc fa;
+    avki_arena a;
+    _Alignas(16) unsigned char mem[256];
+    (void)state;
+    avkt_failalloc_init(&fa, 0);
+    avki_arena_init(&a, &fa.allocator, 0, 0);
+    /* Below 64 bytes, NULL: ignored. */
+    assert_int_equal(avki_arena_set_first_block(&a, mem, 63), 0);
+    assert_int_equal(avki_arena_set_first_block(&a, NULL, 256), 0);
+    assert_null(a.head);
+    /* Not once a block exists. */
+    assert_non_null(avki_arena_alloc(&a, 8, 8));
+    assert_int_equal(avki_arena_set_first_block(&a, mem, sizeof mem), 0);
+    avki_arena_destroy(&a);
+    /* A misaligned start is aligned: 16-byte requests still come aligned
+     * and inside the storage. */
+    avki_arena_init(&a, &fa.allocator, 0, 0);
+    assert_int_equal(avki_arena_set_first_block(&a, mem + 3, 200), 1);
+    {
+        unsigned char *p = (unsigned char *)avki_arena_alloc(&a, 16, 16);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        assert_true(inside(p, 16, mem + 3, 200));
+    }
+    avki_arena_destroy(&a);
+    assert_int_equal(fa.calls, 1); /* only the request before the refusal */
+    assert_int_equal(fa.bad_frees, 0);
+}
+
+/* One "record": allocations of various sizes and alignments. */
+static void record_workload(avki_arena *a, size_t bytes)
+{
+    size_t done = 0, i = 0;
+    while (done < bytes) {
+        size_t size = 8 + (i * 37) % 120, align = (size_t)1 << (i % 5);
+        unsigned char *p = (unsigned char *)avki_arena_alloc_fast(a, size, align);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % align, 0);
+        memset(p, 0x5a, size);
+        done += size;
+        i++;
+    }
+}
+
+static void test_caller_block_reset_reuse(void **state)
+{
+    avkt_failalloc fa;
+    avki_arena a;
+    _Alignas(16) unsigned char mem[8192];
+    long calls;
+    int round;
+    (void)state;
+
+    /* Records that fit the caller's block: the allocator is never called,
+     * and reset keeps the caller's block. */
+    avkt_failalloc_init(&fa, 0);
+    avki_arena_init(&a, &fa.allocator, 0, 0);
+    assert_int_equal(avki_arena_set_first_block(&a, mem, sizeof mem), 1);
+    for (round = 0; round < 100; round++) {
+        avki_arena_reset(&a);
+        record_workload(&a, 6000);
+    }
+    assert_int_equal(fa.calls, 0);
+    assert_ptr_equal(a.caller, a.head);
+    avki_arena_destroy(&a);
+
+    /* Records larger than it: blocks are allocated, and reset keeps the
+     * largest of them (the caller's is the smaller and drops out): after
+     * the warm-up record, no more allocator calls. */
+    avkt_failalloc_init(&fa, 0);
+    avki_arena_init(&a, &fa.allocator, 1024, 0);
+    assert_int_equal(avki_arena_set_first_block(&a, mem, 512), 1);
+    record_workload(&a, 100000);
+    assert_true(fa.calls > 1);
+    /* Two warm-up resets: the first keeps the largest block, which the
+     * second record may still outgrow once. */
+    avki_arena_reset(&a);
+    assert_null(a.caller);
+    assert_int_equal(fa.live_blocks, 1);
+    record_workload(&a, 100000);
+    avki_arena_reset(&a);
+    calls = fa.calls;
+    for (round = 0; round < 50; round++) {
+        record_workload(&a, 100000);
+        avki_arena_reset(&a);
+    }
+    assert_int_equal(fa.calls, calls);
+    assert_int_equal(fa.live_blocks, 1);
+    assert_int_equal(a.total, fa.live_bytes);
+    avki_arena_destroy(&a);
+    assert_int_equal(fa.live_blocks, 0);
+    assert_int_equal(fa.bad_frees, 0);
+    assert_int_equal(fa.size_mismatches, 0);
+
+    /* The caller's block as large as any allocated one wins the tie and
+     * stays; the allocated blocks go. */
+    avkt_failalloc_init(&fa, 0);
+    avki_arena_init(&a, &fa.allocator, 1024, 0);
+    assert_int_equal(avki_arena_set_first_block(&a, mem, sizeof mem), 1);
+    record_workload(&a, 8000);
+    assert_non_null(avki_arena_alloc(&a, 2000, 1)); /* spills: a 1 KiB-or-so block */
+    assert_true(fa.live_blocks >= 1);
+    avki_arena_reset(&a);
+    assert_int_equal(fa.live_blocks, 0);
+    assert_int_equal(a.total, 0);
+    assert_ptr_equal(a.head, a.caller);
+    calls = fa.calls;
+    record_workload(&a, 6000);
+    assert_int_equal(fa.calls, calls);
+    avki_arena_destroy(&a);
+    assert_int_equal(fa.bad_frees, 0);
+}
+
+static void test_caller_block_limit(void **state)
+{
+    avkt_failalloc fa;
+    avki_arena a;
+    _Alignas(16) unsigned char mem[2048];
+    size_t got = 0;
+    (void)state;
+    avkt_failalloc_init(&fa, 0);
+    avki_arena_init(&a, &fa.allocator, 512, 4096);
+    assert_int_equal(avki_arena_set_first_block(&a, mem, sizeof mem), 1);
+    /* The limit counts only what the allocator gives: about 2 KiB from
+     * the caller plus about 4 KiB from the allocator. */
+    while (avki_arena_alloc(&a, 100, 1))
+        got += 100;
+    assert_true(a.total <= 4096);
+    assert_int_equal(a.total, fa.live_bytes);
+    assert_true(got > 2048 + 4096 - 10 * 128);
+    assert_true(got <= 2048 + 4096);
+    assert_int_equal(a.limit_hit, 1);
+    avki_arena_destroy(&a);
+    assert_int_equal(fa.live_blocks, 0);
+}
+
+static void test_caller_block_failing_allocator(void **state)
+{
+    avkt_failalloc fa;
+    avki_arena a;
+    _Alignas(16) unsigned char mem[1024];
+    long n;
+    (void)state;
+    /* Every allocator call fails: the caller's block still serves. */
+    avkt_failalloc_init(&fa, 1);
+    fa.fail_all_after = 1;
+    avki_arena_init(&a, &fa.allocator, 0, 0);
+    assert_int_equal(avki_arena_set_first_block(&a, mem, sizeof mem), 1);
+    assert_non_null(avki_arena_alloc(&a, 900, 8));
+    assert_null(avki_arena_alloc(&a, 200, 8));
+    assert_int_equal(fa.calls, 1);
+    assert_non_null(avki_arena_alloc(&a, 50, 8)); /* the rest is still there */
+    avki_arena_reset(&a);
+    assert_non_null(avki_arena_alloc(&a, 900, 8)); /* and again after reset */
+    avki_arena_destroy(&a);
+    assert_int_equal(fa.live_blocks, 0);
+    assert_int_equal(fa.bad_frees, 0);
+
+    /* Fail the Nth call for every N: no leaks, no foreign frees. */
+    for (n = 1; n <= 8; n++) {
+        avkt_failalloc_init(&fa, n);
+        avki_arena_init(&a, &fa.allocator, 128, 0);
+        assert_int_equal(avki_arena_set_first_block(&a, mem, 256), 1);
+        assert_true(run_workload(&a) >= 1);
+        avki_arena_reset(&a);
+        assert_true(fa.live_blocks <= 1);
+        (void)run_workload(&a);
+        avki_arena_destroy(&a);
+        assert_int_equal(fa.live_blocks, 0);
+        assert_int_equal(fa.bad_frees, 0);
+        assert_int_equal(fa.size_mismatches, 0);
+    }
+}
+
+/* ---- the inline fast path ----------------------------------------------- */
+
+static void test_alloc_fast(void **state)
+{
+    avki_arena a, b;
+    size_t i;
+    avkt_rng rng = {7};
+    (void)state;
+    /* The empty arena: even a 0-byte request goes to the slow path and
+     * gets a real pointer. */
+    avki_arena_init(&a, NULL, 256, 0);
+    assert_non_null(avki_arena_alloc_fast(&a, 0, 1));
+    assert_non_null(a.head);
+    avki_arena_destroy(&a);
+    assert_int_equal(a.cur, 0);
+    assert_int_equal(a.end, 0);
+
+    /* The same state as after the out-of-line call, block after block. */
+    avki_arena_init(&a, NULL, 256, 0);
+    avki_arena_init(&b, NULL, 256, 0);
+    for (i = 0; i < 2000; i++) {
+        size_t size = (size_t)avkt_below(&rng, 300), align = (size_t)1 << avkt_below(&rng, 5);
+        unsigned char *p = (unsigned char *)avki_arena_alloc_fast(&a, size, align);
+        unsigned char *q = (unsigned char *)avki_arena_alloc(&b, size, align);
+        assert_non_null(p);
+        assert_non_null(q);
+        assert_int_equal((uintptr_t)p % align, 0);
+        assert_int_equal(a.cur - (uintptr_t)a.head, b.cur - (uintptr_t)b.head);
+        assert_int_equal(a.end - (uintptr_t)a.head, b.end - (uintptr_t)b.head);
+        assert_int_equal(a.total, b.total);
+        assert_int_equal(a.allocations, b.allocations);
+        memset(p, 1, size);
+    }
+    avki_arena_destroy(&a);
+    avki_arena_destroy(&b);
+}
+
+/* ---- the public arena ------------------------------------------------------- */
+
+static void test_public_arena(void **state)
+{
+    avkt_failalloc fa;
+    avk_arena_options opts;
+    avk_arena *arena;
+    avk_error err;
+    _Alignas(16) unsigned char mem[512];
+    unsigned char *p;
+    size_t allocations;
+    int i;
+    (void)state;
+
+    /* Defaults: libc, no first block. */
+    AVKT_OK(avk_arena_new(NULL, &arena, &err));
+    assert_int_equal(avk_arena_bytes(arena), 0);
+    assert_int_equal(avk_arena_allocations(arena), 0);
+    p = (unsigned char *)avk_arena_alloc(arena, 100, 8);
+    assert_non_null(p);
+    assert_int_equal(avk_arena_bytes(arena), 4096);
+    assert_int_equal(avk_arena_allocations(arena), 1);
+    assert_null(avk_arena_alloc(arena, 8, 3));
+    avk_arena_free(arena);
+    avk_arena_free(NULL);
+    avk_arena_reset(NULL);
+    assert_null(avk_arena_alloc(NULL, 8, 8));
+    assert_int_equal(avk_arena_bytes(NULL), 0);
+
+    /* Every option: the arena object and blocks come from the allocator,
+     * the first block from the caller. */
+    avkt_failalloc_init(&fa, 0);
+    memset(&opts, 0, sizeof opts);
+    opts.struct_size = sizeof opts;
+    opts.first_block = mem;
+    opts.first_block_size = sizeof mem;
+    opts.block_size = 1024;
+    opts.limit = 3000;
+    opts.allocator = &fa.allocator;
+    AVKT_OK(avk_arena_new(&opts, &arena, &err));
+    assert_int_equal(fa.calls, 1); /* the arena object */
+    p = (unsigned char *)avk_arena_alloc(arena, 400, 16);
+    assert_true(inside(p, 400, mem, sizeof mem));
+    assert_int_equal(avk_arena_allocations(arena), 0);
+    p = (unsigned char *)avk_arena_alloc(arena, 400, 16);
+    assert_false(inside(p, 1, mem, sizeof mem));
+    assert_int_equal(avk_arena_allocations(arena), 1);
+    assert_int_equal(avk_arena_bytes(arena), 1024);
+    assert_null(avk_arena_alloc(arena, 5000, 1)); /* the limit */
+    /* Record after record: no allocator calls after the first. */
+    allocations = avk_arena_allocations(arena);
+    for (i = 0; i < 20; i++) {
+        avk_arena_reset(arena);
+        assert_non_null(avk_arena_alloc(arena, 300, 8));
+        assert_non_null(avk_arena_alloc(arena, 300, 8));
+    }
+    assert_int_equal(avk_arena_allocations(arena), allocations);
+    avk_arena_free(arena);
+    assert_int_equal(fa.live_blocks, 0);
+    assert_int_equal(fa.bad_frees, 0);
+    assert_int_equal(fa.size_mismatches, 0);
+
+    /* Errors. */
+    AVKT_ASSERT_STATUS(avk_arena_new(NULL, NULL, &err), AVK_ERR_INVALID_ARGUMENT);
+    opts.struct_size = sizeof opts - 1;
+    AVKT_ASSERT_STATUS(avk_arena_new(&opts, &arena, &err), AVK_ERR_INVALID_ARGUMENT);
+    assert_null(arena);
+    assert_int_equal(err.status, AVK_ERR_INVALID_ARGUMENT);
+    opts.struct_size = sizeof opts;
+    avkt_failalloc_init(&fa, 1);
+    AVKT_ASSERT_STATUS(avk_arena_new(&opts, &arena, &err), AVK_ERR_NO_MEMORY);
+    assert_null(arena);
+    assert_int_equal(fa.live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +635,13 @@ int main(void)
         cmocka_unit_test(test_reset_keeps_largest),
         cmocka_unit_test(test_strndup),
         cmocka_unit_test(test_failing_allocator),
+        cmocka_unit_test(test_caller_block_used_first),
+        cmocka_unit_test(test_caller_block_refused),
+        cmocka_unit_test(test_caller_block_reset_reuse),
+        cmocka_unit_test(test_caller_block_limit),
+        cmocka_unit_test(test_caller_block_failing_allocator),
+        cmocka_unit_test(test_alloc_fast),
+        cmocka_unit_test(test_public_arena),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

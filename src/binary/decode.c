@@ -1,0 +1,711 @@
+/* Binary decoder: runs a plan over a reader, building values in an arena, checking every length first. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "binary/decode_internal.h"
+#include "common/error.h"
+#include "io/reader_internal.h"
+
+/* Items decoded per chunk from a stream when the bytes buffered do not
+ * cover a block: the array grows as bytes actually arrive, so a hostile
+ * count cannot make us allocate ahead of the input. */
+#define STREAM_CHUNK_ITEMS 4096
+
+typedef struct dctx {
+    avk_reader *r;
+    avki_arena *arena;
+    const avki_node *nodes;
+    const avki_step *steps;
+    const avk_limits *limits;
+    int views;          /* strings, bytes and fixed may point into the input */
+    int check_utf8;
+    int memory;         /* r is a memory reader: what remains is all there is */
+    uint64_t empty;     /* zero-byte items seen in this value */
+    uint64_t mem;       /* arena bytes taken by this value */
+    avk_error *err;
+} dctx;
+
+static avk_status decode_node(dctx *c, uint32_t node, avk_value *v, size_t depth);
+
+/* ---- cold error helpers ---------------------------------------------- */
+
+avk_status avki_decode_fail(avk_error *err, avk_status st, uint64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err)
+        return st;
+    avk_error_clear(err);
+    err->status = st;
+    err->offset = offset;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+avk_status avki_path_prepend(avk_error *err, avk_status st, const char *fmt, ...)
+{
+    char seg[64];
+    size_t seg_len, old_len;
+    va_list ap;
+    if (!err)
+        return st;
+    va_start(ap, fmt);
+    vsnprintf(seg, sizeof seg, fmt, ap);
+    va_end(ap);
+    seg_len = strlen(seg);
+    old_len = strlen(err->path);
+    /* Too deep to describe fully: keep the innermost part (most useful). */
+    if (seg_len + old_len + 1 > sizeof err->path)
+        return st;
+    memmove(err->path + seg_len, err->path, old_len + 1);
+    memcpy(err->path, seg, seg_len);
+    return st;
+}
+
+void avki_path_finish(avk_error *err, const avk_type *root)
+{
+    char msg[AVK_ERROR_MESSAGE_MAX];
+    const char *name;
+    if (!err)
+        return;
+    name = root->fullname ? root->fullname : avk_kind_name(root->kind);
+    avki_path_prepend(err, err->status, "%s", name);
+    {
+        /* "<path>: <message>", cut to the buffer. */
+        size_t pl = strlen(err->path), ml = strlen(err->message), n = 0;
+        size_t room = sizeof msg - 1;
+        memcpy(msg, err->path, pl < room ? pl : room);
+        n = pl < room ? pl : room;
+        if (n + 2 <= room) {
+            memcpy(msg + n, ": ", 2);
+            n += 2;
+        }
+        if (ml > room - n)
+            ml = room - n;
+        memcpy(msg + n, err->message, ml);
+        n += ml;
+        msg[n] = '\0';
+        memcpy(err->message, msg, n + 1);
+    }
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+AVK_INLINE void *dalloc(dctx *c, size_t size, size_t align)
+{
+    c->mem += size;
+    if (AVK_UNLIKELY(c->mem > c->limits->max_memory))
+        return NULL;
+    return avki_arena_alloc_fast(c->arena, size, align);
+}
+
+static avk_status alloc_failed(dctx *c, size_t size)
+{
+    if (c->mem > c->limits->max_memory)
+        return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                                "value needs more than max_memory (%llu bytes)",
+                                (unsigned long long)c->limits->max_memory);
+    if (c->arena->limit_hit)
+        return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                                "arena limit reached allocating %zu bytes", size);
+    return avki_decode_fail(c->err, AVK_ERR_NO_MEMORY, avk_reader_offset(c->r),
+                            "out of memory allocating %zu bytes", size);
+}
+
+/* Valid UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF). */
+int avki_utf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t b = s[i];
+        if (b < 0x80) {
+            /* ASCII runs 8 bytes at a time. */
+            while (i + 8 <= n) {
+                uint64_t w;
+                memcpy(&w, s + i, 8);
+                if (w & 0x8080808080808080ull)
+                    break;
+                i += 8;
+            }
+            if (i < n && s[i] < 0x80)
+                i++;
+            continue;
+        }
+        if (b >= 0xC2 && b <= 0xDF) {
+            if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
+                return 0;
+            i += 2;
+        } else if (b >= 0xE0 && b <= 0xEF) {
+            uint8_t lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+            if (i + 2 >= n || s[i + 1] < lo || s[i + 1] > hi || (s[i + 2] & 0xC0) != 0x80)
+                return 0;
+            i += 3;
+        } else if (b >= 0xF0 && b <= 0xF4) {
+            uint8_t lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+            if (i + 3 >= n || s[i + 1] < lo || s[i + 1] > hi || (s[i + 2] & 0xC0) != 0x80 ||
+                (s[i + 3] & 0xC0) != 0x80)
+                return 0;
+            i += 4;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Reads a length (string, bytes, map key) and checks it: not negative,
+ * within max_bytes, and within the input for a memory reader. */
+AVK_INLINE avk_status read_length(dctx *c, uint64_t *len, uint64_t off, const char *what)
+{
+    avk_reader *r = c->r;
+    int64_t n;
+    AVK_TRY(avk_reader_read_long(r, &n, c->err));
+    if (AVK_UNLIKELY(n < 0))
+        return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "negative %s length %lld", what,
+                                (long long)n);
+    if (AVK_UNLIKELY((uint64_t)n > c->limits->max_bytes))
+        return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
+                                "%s length %lld is above max_bytes (%llu)", what, (long long)n,
+                                (unsigned long long)c->limits->max_bytes);
+    if (AVK_UNLIKELY(c->memory && (uint64_t)n > (uint64_t)(r->end - r->pos)))
+        return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
+                                "%s length %lld but only %zu bytes remain", what, (long long)n,
+                                (size_t)(r->end - r->pos));
+    *len = (uint64_t)n;
+    return AVK_OK;
+}
+
+/* Cold: a stream payload longer than what is buffered, copied into the
+ * arena in growing pieces so a lying length costs at most twice the bytes
+ * that really arrive. */
+static avk_status read_payload_stream(dctx *c, size_t len, const uint8_t **out)
+{
+    avk_reader *r = c->r;
+    size_t cap = (size_t)(r->end - r->pos), have = 0;
+    uint8_t *buf;
+    if (cap < 4096)
+        cap = 4096;
+    if (cap > len)
+        cap = len;
+    buf = (uint8_t *)dalloc(c, cap + 1, 1);
+    if (!buf)
+        return alloc_failed(c, cap + 1);
+    for (;;) {
+        size_t take = cap - have;
+        AVK_TRY(avk_reader_read_raw(r, buf + have, take, c->err));
+        have += take;
+        if (have == len)
+            break;
+        {
+            size_t ncap = cap * 2 > len ? len : cap * 2;
+            uint8_t *nb = (uint8_t *)dalloc(c, ncap + 1, 1);
+            if (!nb)
+                return alloc_failed(c, ncap + 1);
+            memcpy(nb, buf, have);
+            buf = nb;
+            cap = ncap;
+        }
+    }
+    buf[len] = 0;
+    *out = buf;
+    return AVK_OK;
+}
+
+/* len payload bytes as a view or an arena copy (NUL-terminated). */
+AVK_INLINE avk_status read_payload(dctx *c, size_t len, const uint8_t **out)
+{
+    avk_reader *r = c->r;
+    uint8_t *buf;
+    if (c->views) {
+        /* Memory reader: read_length checked the bytes are there. */
+        *out = r->pos;
+        r->pos += len;
+        return AVK_OK;
+    }
+    if ((size_t)(r->end - r->pos) < len && !c->memory)
+        return read_payload_stream(c, len, out);
+    buf = (uint8_t *)dalloc(c, len + 1, 1);
+    if (AVK_UNLIKELY(!buf))
+        return alloc_failed(c, len + 1);
+    AVK_TRY(avk_reader_read_raw(r, buf, len, c->err));
+    buf[len] = 0;
+    *out = buf;
+    return AVK_OK;
+}
+
+static avk_status bad_utf8(dctx *c, uint64_t off, size_t len)
+{
+    return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
+                            "string of %zu bytes is not valid UTF-8", len);
+}
+
+AVK_INLINE avk_status read_string(dctx *c, avk_bytes *out, int text)
+{
+    uint64_t len = 0, off = avk_reader_offset(c->r);
+    AVK_TRY(read_length(c, &len, off, text ? "string" : "bytes"));
+    AVK_TRY(read_payload(c, (size_t)len, &out->data));
+    out->len = (size_t)len;
+    if (text && c->check_utf8 && AVK_UNLIKELY(!avki_utf8_valid(out->data, out->len)))
+        return bad_utf8(c, off, out->len);
+    return AVK_OK;
+}
+
+static avk_status read_fixed(dctx *c, size_t size, avk_bytes *out)
+{
+    avk_reader *r = c->r;
+    out->len = size;
+    if (c->views) {
+        if (AVK_UNLIKELY((size_t)(r->end - r->pos) < size))
+            return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, avk_reader_offset(r),
+                                    "fixed of %zu bytes but only %zu remain", size,
+                                    (size_t)(r->end - r->pos));
+        out->data = r->pos;
+        r->pos += size;
+        return AVK_OK;
+    }
+    return read_payload(c, size, &out->data);
+}
+
+static avk_status bad_boolean(dctx *c, uint8_t b)
+{
+    return avki_decode_fail(c->err, AVK_ERR_MALFORMED, avk_reader_offset(c->r) - 1,
+                            "boolean byte is 0x%02x, expected 0 or 1", b);
+}
+
+static avk_status bad_index(dctx *c, uint64_t off, const char *what, int64_t idx, uint32_t count)
+{
+    return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "%s index %lld out of range (%u %s)",
+                            what, (long long)idx, count,
+                            what[0] == 'u' ? "branches" : "symbols");
+}
+
+/* ---- the step loop ------------------------------------------------------ */
+
+/* One value of step s into v: leaves inline, compounds through decode_node. */
+AVK_INLINE avk_status decode_step(dctx *c, const avki_step *s, avk_value *v, size_t depth)
+{
+    avk_reader *r = c->r;
+    v->type = s->type;
+    switch ((avki_op)s->op) {
+    case AVKI_OP_NULL:
+        return AVK_OK;
+    case AVKI_OP_BOOLEAN: {
+        uint8_t b;
+        AVK_TRY(avk_reader_read_raw(r, &b, 1, c->err));
+        if (AVK_UNLIKELY(b > 1))
+            return bad_boolean(c, b);
+        v->u.boolean = b;
+        return AVK_OK;
+    }
+    case AVKI_OP_INT:
+        return avk_reader_read_int(r, &v->u.i, c->err);
+    case AVKI_OP_LONG:
+        return avk_reader_read_long(r, &v->u.l, c->err);
+    case AVKI_OP_FLOAT:
+        return avk_reader_read_float(r, &v->u.f, c->err);
+    case AVKI_OP_DOUBLE:
+        return avk_reader_read_double(r, &v->u.d, c->err);
+    case AVKI_OP_STRING:
+        return read_string(c, &v->u.bytes, 1);
+    case AVKI_OP_BYTES:
+        return read_string(c, &v->u.bytes, 0);
+    default:
+        return decode_node(c, s->node, v, depth);
+    }
+}
+
+/* A run of int or long fields through one bulk varint call, used when
+ * the whole run is buffered (so the reader cannot refill midway). On a bad
+ * varint, returns 1 without consuming anything: the caller then reads the
+ * run field by field, which reports the error on the right field. */
+static int decode_run(dctx *c, const avki_step *s, avk_value *fields)
+{
+    uint32_t j, n = s->run;
+    avk_reader *r = c->r;
+    const uint8_t *start = r->pos;
+    if (s->op == AVKI_OP_LONG) {
+        int64_t tmp[AVKI_MAX_RUN];
+        if (AVK_UNLIKELY(avk_reader_read_longs(r, tmp, n, NULL) != AVK_OK)) {
+            r->pos = start;
+            return 1;
+        }
+        for (j = 0; j < n; j++) {
+            fields[j].type = s[j].type;
+            fields[j].u.l = tmp[j];
+        }
+    } else {
+        int32_t tmp[AVKI_MAX_RUN];
+        if (AVK_UNLIKELY(avk_reader_read_ints(r, tmp, n, NULL) != AVK_OK)) {
+            r->pos = start;
+            return 1;
+        }
+        for (j = 0; j < n; j++) {
+            fields[j].type = s[j].type;
+            fields[j].u.i = tmp[j];
+        }
+    }
+    return 0;
+}
+
+static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_t depth)
+{
+    const avki_step *s = c->steps + n->first;
+    uint32_t i, count = n->count;
+    avk_value *fields = NULL;
+    if (count) {
+        fields = (avk_value *)dalloc(c, count * sizeof *fields, 8);
+        if (AVK_UNLIKELY(!fields))
+            return alloc_failed(c, count * sizeof *fields);
+    }
+    v->u.fields = fields;
+    for (i = 0; i < count; i++) {
+        avk_status st;
+        if (s[i].run && (size_t)(c->r->end - c->r->pos) >= s[i].run * (size_t)AVK_VARINT_LONG_MAX &&
+            decode_run(c, s + i, fields + i) == 0) {
+            i += s[i].run - 1u;
+            continue;
+        }
+        st = decode_step(c, s + i, fields + i, depth);
+        if (AVK_UNLIKELY(st != AVK_OK))
+            return avki_path_prepend(c->err, st, ".fields[%u]", i);
+    }
+    return AVK_OK;
+}
+
+/* Reads a block header at offset off: *count items (0 ends the
+ * collection). Negative counts are followed by the block's byte size:
+ * *end gets the offset where the block must end (UINT64_MAX when no size
+ * was given), checked by block_done. */
+AVK_INLINE avk_status read_block(dctx *c, uint64_t off, uint64_t *count, uint64_t *end)
+{
+    avk_reader *r = c->r;
+    int64_t n;
+    *end = UINT64_MAX;
+    AVK_TRY(avk_reader_read_long(r, &n, c->err));
+    if (n < 0) {
+        int64_t size;
+        if (AVK_UNLIKELY(n == INT64_MIN))
+            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
+                                    "block count -2^63 cannot be negated");
+        n = -n;
+        AVK_TRY(avk_reader_read_long(r, &size, c->err));
+        if (AVK_UNLIKELY(size < 0))
+            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "negative block size %lld",
+                                    (long long)size);
+        if (AVK_UNLIKELY(c->memory && (uint64_t)size > (uint64_t)(r->end - r->pos)))
+            return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
+                                    "block of %lld bytes but only %zu remain", (long long)size,
+                                    (size_t)(r->end - r->pos));
+        *end = avk_reader_offset(r) + (uint64_t)size;
+    }
+    *count = (uint64_t)n;
+    return AVK_OK;
+}
+
+/* A block whose byte size disagrees with its items is malformed: a skipper
+ * trusting the size would land elsewhere than a decoder. */
+static avk_status block_size_wrong(dctx *c, uint64_t off, uint64_t end)
+{
+    return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
+                            "block byte size ends at offset %llu but its items end at %llu",
+                            (unsigned long long)end,
+                            (unsigned long long)avk_reader_offset(c->r));
+}
+
+/* How many of the block's remaining items to decode now, after checking
+ * them against the limits and the input. off is the block header's offset. */
+static avk_status take_items(dctx *c, uint64_t total, uint64_t left, uint64_t min_size,
+                             uint64_t off, uint64_t *take)
+{
+    avk_reader *r = c->r;
+    uint64_t avail = (uint64_t)(r->end - r->pos), n = left;
+    if (AVK_UNLIKELY(left > c->limits->max_items - total || total > c->limits->max_items))
+        return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
+                                "collection of more than max_items (%llu) items",
+                                (unsigned long long)c->limits->max_items);
+    if (min_size == 0) {
+        c->empty += left;
+        if (AVK_UNLIKELY(c->empty > c->limits->max_empty_items))
+            return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
+                                    "more than max_empty_items (%llu) zero-byte items",
+                                    (unsigned long long)c->limits->max_empty_items);
+    } else if (left > avail / min_size) {
+        if (c->memory)
+            return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
+                                    "block of %llu items needs at least %llu bytes but only "
+                                    "%llu remain",
+                                    (unsigned long long)left,
+                                    (unsigned long long)(left > UINT64_MAX / min_size
+                                                             ? UINT64_MAX
+                                                             : left * min_size),
+                                    (unsigned long long)avail);
+        n = avail / min_size;
+        if (n < STREAM_CHUNK_ITEMS)
+            n = left < STREAM_CHUNK_ITEMS ? left : STREAM_CHUNK_ITEMS;
+    }
+    *take = n;
+    return AVK_OK;
+}
+
+/* Makes room for need items of elem bytes in *items (capacity *cap),
+ * keeping the first have. Grows by doubling; the old storage stays in
+ * the arena until reset. */
+static avk_status reserve_items(dctx *c, void **items, uint64_t *cap, uint64_t have,
+                                uint64_t need, size_t elem)
+{
+    uint64_t ncap;
+    void *p;
+    if (need <= *cap)
+        return AVK_OK;
+    if (elem == 0) { /* items of null: a count and nothing stored */
+        *cap = need;
+        return AVK_OK;
+    }
+    ncap = *cap ? *cap * 2 : need;
+    if (ncap < need)
+        ncap = need;
+    if (ncap > (SIZE_MAX / 2) / elem)
+        return alloc_failed(c, SIZE_MAX);
+    p = dalloc(c, (size_t)ncap * elem, 8);
+    if (!p)
+        return alloc_failed(c, (size_t)ncap * elem);
+    if (have)
+        memcpy(p, *items, (size_t)have * elem);
+    *items = p;
+    *cap = ncap;
+    return AVK_OK;
+}
+
+static int bytes_are_booleans(const uint8_t *p, size_t n)
+{
+    uint8_t acc = 0;
+    size_t i;
+    for (i = 0; i < n; i++)
+        acc |= p[i];
+    return (acc & 0xFE) == 0;
+}
+
+/* count typed items straight into dst (a C array). On error *bad gets
+ * the index of the item at fault (from 0 in this call). */
+static avk_status read_typed(dctx *c, const avki_node *n, void *dst, size_t count, size_t *bad)
+{
+    avk_reader *r = c->r;
+    size_t size;
+    uint64_t off;
+    avk_status st;
+    *bad = 0;
+    switch ((avki_store)n->store) {
+    case AVKI_STORE_INT:
+        return avki_reader_read_ints_counted(r, (int32_t *)dst, count, bad, c->err);
+    case AVKI_STORE_LONG:
+        return avki_reader_read_longs_counted(r, (int64_t *)dst, count, bad, c->err);
+    case AVKI_STORE_BOOLEAN: {
+        off = avk_reader_offset(r);
+        AVK_TRY(avk_reader_read_raw(r, dst, count, c->err));
+        if (AVK_UNLIKELY(!bytes_are_booleans((const uint8_t *)dst, count))) {
+            size_t i = 0;
+            while (((const uint8_t *)dst)[i] <= 1)
+                i++;
+            *bad = i;
+            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off + i,
+                                    "boolean byte is 0x%02x, expected 0 or 1",
+                                    ((const uint8_t *)dst)[i]);
+        }
+        return AVK_OK;
+    }
+    case AVKI_STORE_NULL:
+        return AVK_OK;
+    default: /* float, double, fixed: the wire format is the C layout */
+        size = avki_store_size(n);
+        off = avk_reader_offset(r);
+        st = avk_reader_read_raw(r, dst, count * size, c->err);
+        if (AVK_UNLIKELY(st != AVK_OK)) {
+            /* The first item that did not fit. */
+            uint64_t have = avk_reader_offset(r) - off;
+            *bad = (size_t)(have / size);
+            if (st == AVK_ERR_TRUNCATED)
+                return avki_decode_fail(c->err, st, off + *bad * size,
+                                        "input ends inside an item of %zu bytes", size);
+        }
+        return st;
+    }
+}
+
+static avk_status decode_array(dctx *c, const avki_node *n, avk_value *v, size_t depth)
+{
+    const avki_step *item = c->steps + n->first;
+    uint64_t min_size = c->nodes[item->node].min_size;
+    int boxed = n->store == AVKI_STORE_BOXED;
+    size_t elem = boxed ? sizeof(avk_value) : avki_store_size(n);
+    void *items = NULL;
+    uint64_t total = 0, cap = 0;
+
+    for (;;) {
+        uint64_t left = 0, end, off = avk_reader_offset(c->r);
+        AVK_TRY(read_block(c, off, &left, &end));
+        if (left == 0)
+            break;
+        while (left) {
+            uint64_t take, i;
+            AVK_TRY(take_items(c, total, left, min_size, off, &take));
+            AVK_TRY(reserve_items(c, &items, &cap, total, total + take, elem));
+            if (boxed) {
+                avk_value *vals = (avk_value *)items + total;
+                for (i = 0; i < take; i++) {
+                    avk_status st = decode_step(c, item, vals + i, depth);
+                    if (AVK_UNLIKELY(st != AVK_OK))
+                        return avki_path_prepend(c->err, st, ".items[%llu]",
+                                                 (unsigned long long)(total + i));
+                }
+            } else {
+                size_t bad;
+                avk_status st =
+                    read_typed(c, n, (uint8_t *)items + total * elem, (size_t)take, &bad);
+                if (AVK_UNLIKELY(st != AVK_OK))
+                    return avki_path_prepend(c->err, st, ".items[%llu]",
+                                             (unsigned long long)(total + bad));
+            }
+            total += take;
+            left -= take;
+        }
+        if (AVK_UNLIKELY(end != UINT64_MAX && avk_reader_offset(c->r) != end))
+            return block_size_wrong(c, off, end);
+    }
+    v->u.array.items = items;
+    v->u.array.count = (size_t)total;
+    return AVK_OK;
+}
+
+static avk_status decode_map(dctx *c, const avki_node *n, avk_value *v, size_t depth)
+{
+    const avki_step *item = c->steps + n->first;
+    uint64_t min_size = c->nodes[item->node].min_size + 1; /* the key's length */
+    void *keys = NULL, *vals = NULL;
+    uint64_t total = 0, kcap = 0, vcap = 0;
+
+    for (;;) {
+        uint64_t left = 0, end, off = avk_reader_offset(c->r);
+        AVK_TRY(read_block(c, off, &left, &end));
+        if (left == 0)
+            break;
+        while (left) {
+            uint64_t take, i;
+            AVK_TRY(take_items(c, total, left, min_size, off, &take));
+            AVK_TRY(reserve_items(c, &keys, &kcap, total, total + take, sizeof(avk_bytes)));
+            AVK_TRY(reserve_items(c, &vals, &vcap, total, total + take, sizeof(avk_value)));
+            for (i = 0; i < take; i++) {
+                avk_bytes *k = (avk_bytes *)keys + total + i;
+                avk_status st = read_string(c, k, 1);
+                if (st == AVK_OK)
+                    st = decode_step(c, item, (avk_value *)vals + total + i, depth);
+                if (AVK_UNLIKELY(st != AVK_OK))
+                    return avki_path_prepend(c->err, st, ".values[%llu]",
+                                             (unsigned long long)(total + i));
+            }
+            total += take;
+            left -= take;
+        }
+        if (AVK_UNLIKELY(end != UINT64_MAX && avk_reader_offset(c->r) != end))
+            return block_size_wrong(c, off, end);
+    }
+    v->u.map.keys = (avk_bytes *)keys;
+    v->u.map.values = (avk_value *)vals;
+    v->u.map.count = (size_t)total;
+    return AVK_OK;
+}
+
+static avk_status decode_union(dctx *c, const avki_node *n, avk_value *v, size_t depth)
+{
+    avk_reader *r = c->r;
+    int64_t idx;
+    uint64_t off = avk_reader_offset(r);
+    avk_value *bv;
+    avk_status st;
+    AVK_TRY(avk_reader_read_long(r, &idx, c->err));
+    if (AVK_UNLIKELY(idx < 0 || (uint64_t)idx >= n->count))
+        return bad_index(c, off, "union branch", idx, n->count);
+    bv = (avk_value *)dalloc(c, sizeof *bv, 8);
+    if (AVK_UNLIKELY(!bv))
+        return alloc_failed(c, sizeof *bv);
+    v->u.branch.value = bv;
+    v->u.branch.index = (uint32_t)idx;
+    st = decode_step(c, c->steps + n->first + idx, bv, depth);
+    if (AVK_UNLIKELY(st != AVK_OK))
+        return avki_path_prepend(c->err, st, ".branch[%u]", (unsigned)idx);
+    return AVK_OK;
+}
+
+static avk_status depth_exceeded(dctx *c)
+{
+    return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                            "nesting deeper than max_depth (%zu)", c->limits->max_depth);
+}
+
+static avk_status decode_node(dctx *c, uint32_t node, avk_value *v, size_t depth)
+{
+    const avki_node *n = c->nodes + node;
+    switch ((avki_op)n->op) {
+    case AVKI_OP_RECORD:
+        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
+            return depth_exceeded(c);
+        return decode_record(c, n, v, depth);
+    case AVKI_OP_ENUM: {
+        int32_t idx;
+        uint64_t off = avk_reader_offset(c->r);
+        AVK_TRY(avk_reader_read_int(c->r, &idx, c->err));
+        if (AVK_UNLIKELY(idx < 0 || (uint32_t)idx >= n->count))
+            return bad_index(c, off, "enum", idx, n->count);
+        v->u.index = idx;
+        return AVK_OK;
+    }
+    case AVKI_OP_FIXED:
+        return read_fixed(c, n->count, &v->u.bytes);
+    case AVKI_OP_ARRAY:
+        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
+            return depth_exceeded(c);
+        return decode_array(c, n, v, depth);
+    case AVKI_OP_MAP:
+        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
+            return depth_exceeded(c);
+        return decode_map(c, n, v, depth);
+    case AVKI_OP_UNION:
+        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
+            return depth_exceeded(c);
+        return decode_union(c, n, v, depth);
+    default: {
+        /* A leaf reached as a node (the root). */
+        avki_step s;
+        s.op = n->op;
+        s.node = node;
+        s.type = n->type;
+        return decode_step(c, &s, v, depth);
+    }
+    }
+}
+
+avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena, avk_value *out,
+                           avk_error *err)
+{
+    dctx c;
+    avk_status st;
+    if (AVK_UNLIKELY(!plan || !r || !arena || !out))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, 0, "avk_plan_decode: NULL argument");
+    c.r = r;
+    c.arena = &arena->core;
+    c.nodes = plan->nodes;
+    c.steps = plan->steps;
+    c.limits = &plan->limits;
+    c.memory = r->source == NULL;
+    c.views = c.memory && !(plan->flags & AVK_PLAN_COPY_STRINGS);
+    c.check_utf8 = (plan->flags & AVK_PLAN_CHECK_UTF8) != 0;
+    c.empty = 0;
+    c.mem = 0;
+    c.err = err;
+    out->type = plan->type;
+    st = decode_node(&c, 0, out, 0);
+    if (AVK_UNLIKELY(st != AVK_OK))
+        avki_path_finish(err, plan->type);
+    return st;
+}
