@@ -79,7 +79,8 @@ const avk_type *avk_plan_type(const avk_plan *plan);
  * or 1, invalid UTF-8 (with AVK_PLAN_CHECK_UTF8); AVK_ERR_LIMIT when a
  * length, item count, depth or memory passes the plan's limits;
  * AVK_ERR_NO_MEMORY; AVK_ERR_IO from a stream. err gets the byte offset
- * and the schema path (e.g. "User.fields[2].type[1]"). On error *out is
+ * and the schema path (e.g. "User.fields[2].branch[1]"; typed array items
+ * as ".items[k]"). On error *out is
  * unspecified and the reader stands somewhere inside the value. */
 avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena, avk_value *out,
                            avk_error *err);

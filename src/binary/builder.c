@@ -412,7 +412,7 @@ static avk_status value_done(avk_builder *b, avk_error *err)
 
 /* After a leaf was written into b->out: a writer failure gets the path. */
 AVK_INLINE avk_status leaf_written(avk_builder *b, size_t saved, avk_status st,
-                                          avk_error *err)
+                                   avk_error *err)
 {
     if (AVK_UNLIKELY(st != AVK_OK))
         return failed(b, saved, st, err);

@@ -6,6 +6,7 @@
 #include "binary/decode_internal.h"
 #include "common/error.h"
 #include "io/reader_internal.h"
+#include "varint/varint_word.h"
 
 /* Items decoded per chunk from a stream when the bytes buffered do not
  * cover a block: the array grows as bytes actually arrive, so a hostile
@@ -281,6 +282,41 @@ static avk_status bad_index(dctx *c, uint64_t off, const char *what, int64_t idx
                             what[0] == 'u' ? "branches" : "symbols");
 }
 
+/* Record fields' varints: the branch-free word decoder for every length,
+ * with no 1- or 2-byte shortcut. Fields of a record alternate between
+ * types and sizes, so a length test would mispredict where a run of one
+ * field's values would not; measured on WideRecord (random lengths) this is
+ * 20% faster than the reader's inline path, and no slower on 1-byte data. */
+AVK_INLINE avk_status read_long_field(avk_reader *r, int64_t *out, avk_error *err)
+{
+    const uint8_t *p = r->pos;
+    if (AVK_LIKELY(r->end - p >= AVK_VARINT_LONG_MAX)) {
+        uint64_t u;
+        size_t n = avki_decode_u64_word(p, &u);
+        if (AVK_LIKELY(n != 0)) {
+            *out = avk_zigzag_decode64(u);
+            r->pos = p + n;
+            return AVK_OK;
+        }
+    }
+    return avk_reader_read_long_slow(r, out, err);
+}
+
+AVK_INLINE avk_status read_int_field(avk_reader *r, int32_t *out, avk_error *err)
+{
+    const uint8_t *p = r->pos;
+    if (AVK_LIKELY(r->end - p >= AVK_VARINT_LONG_MAX)) {
+        uint64_t u;
+        size_t n = avki_decode_u64_word(p, &u);
+        if (AVK_LIKELY(n - 1 < AVK_VARINT_INT_MAX && (u >> 32) == 0)) {
+            *out = avk_zigzag_decode32((uint32_t)u);
+            r->pos = p + n;
+            return AVK_OK;
+        }
+    }
+    return avk_reader_read_int_slow(r, out, err);
+}
+
 /* ---- the step loop ------------------------------------------------------ */
 
 /* One value of step s into v: leaves inline, compounds through decode_node. */
@@ -300,9 +336,9 @@ AVK_INLINE avk_status decode_step(dctx *c, const avki_step *s, avk_value *v, siz
         return AVK_OK;
     }
     case AVKI_OP_INT:
-        return avk_reader_read_int(r, &v->u.i, c->err);
+        return read_int_field(r, &v->u.i, c->err);
     case AVKI_OP_LONG:
-        return avk_reader_read_long(r, &v->u.l, c->err);
+        return read_long_field(r, &v->u.l, c->err);
     case AVKI_OP_FLOAT:
         return avk_reader_read_float(r, &v->u.f, c->err);
     case AVKI_OP_DOUBLE:
@@ -349,28 +385,104 @@ static int decode_run(dctx *c, const avki_step *s, avk_value *fields)
     return 0;
 }
 
+/* One leaf field decoded with the position in a register: no error
+ * reporting, no refills. Returns the new position, or NULL when the field
+ * needs the general path (compound type, run, copy, bad or short input),
+ * which then decodes it again from the same place and reports any error. */
+AVK_INLINE const uint8_t *fast_field(const dctx *c, const avki_step *s, avk_value *f,
+                                     const uint8_t *p, const uint8_t *end)
+{
+    uint64_t u;
+    size_t n;
+    if (AVK_UNLIKELY(end - p < AVK_VARINT_LONG_MAX) || s->run)
+        return NULL;
+    switch ((avki_op)s->op) {
+    case AVKI_OP_NULL:
+        return p;
+    case AVKI_OP_BOOLEAN:
+        if (AVK_UNLIKELY(*p > 1))
+            return NULL;
+        f->u.boolean = *p;
+        return p + 1;
+    case AVKI_OP_INT:
+        n = avki_decode_u64_word(p, &u);
+        if (AVK_UNLIKELY(n - 1 >= AVK_VARINT_INT_MAX || (u >> 32) != 0))
+            return NULL;
+        f->u.i = avk_zigzag_decode32((uint32_t)u);
+        return p + n;
+    case AVKI_OP_LONG:
+        n = avki_decode_u64_word(p, &u);
+        if (AVK_UNLIKELY(n == 0))
+            return NULL;
+        f->u.l = avk_zigzag_decode64(u);
+        return p + n;
+    case AVKI_OP_FLOAT:
+        memcpy(&f->u.f, p, 4);
+        return p + 4;
+    case AVKI_OP_DOUBLE:
+        memcpy(&f->u.d, p, 8);
+        return p + 8;
+    case AVKI_OP_STRING:
+        if (c->check_utf8)
+            return NULL;
+        /* fall through */
+    case AVKI_OP_BYTES: {
+        int64_t len;
+        if (!c->views)
+            return NULL;
+        n = avki_decode_u64_word(p, &u);
+        len = avk_zigzag_decode64(u);
+        if (AVK_UNLIKELY(n == 0 || len < 0 || (uint64_t)len > c->limits->max_bytes ||
+                         (uint64_t)len > (uint64_t)(end - p) - n))
+            return NULL;
+        f->u.bytes.data = p + n;
+        f->u.bytes.len = (size_t)len;
+        return p + n + len;
+    }
+    default:
+        return NULL;
+    }
+}
+
 static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_t depth)
 {
     const avki_step *s = c->steps + n->first;
+    avk_reader *r = c->r;
     uint32_t i, count = n->count;
     avk_value *fields = NULL;
+    const uint8_t *p, *end;
     if (count) {
         fields = (avk_value *)dalloc(c, count * sizeof *fields, 8);
         if (AVK_UNLIKELY(!fields))
             return alloc_failed(c, count * sizeof *fields);
     }
     v->u.fields = fields;
+    /* The position lives in a register across leaf fields: going through
+     * r->pos would put a store and a reload between consecutive fields. */
+    p = r->pos;
+    end = r->end;
     for (i = 0; i < count; i++) {
         avk_status st;
-        if (s[i].run && (size_t)(c->r->end - c->r->pos) >= s[i].run * (size_t)AVK_VARINT_LONG_MAX &&
-            decode_run(c, s + i, fields + i) == 0) {
-            i += s[i].run - 1u;
+        const uint8_t *q;
+        fields[i].type = s[i].type;
+        q = fast_field(c, s + i, fields + i, p, end);
+        if (AVK_LIKELY(q != NULL)) {
+            p = q;
             continue;
         }
-        st = decode_step(c, s + i, fields + i, depth);
-        if (AVK_UNLIKELY(st != AVK_OK))
-            return avki_path_prepend(c->err, st, ".fields[%u]", i);
+        r->pos = p;
+        if (s[i].run && (size_t)(end - p) >= s[i].run * (size_t)AVK_VARINT_LONG_MAX &&
+            decode_run(c, s + i, fields + i) == 0) {
+            i += s[i].run - 1u;
+        } else {
+            st = decode_step(c, s + i, fields + i, depth);
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return avki_path_prepend(c->err, st, ".fields[%u]", i);
+        }
+        p = r->pos;
+        end = r->end;
     }
+    r->pos = p;
     return AVK_OK;
 }
 
@@ -559,7 +671,7 @@ static avk_status decode_array(dctx *c, const avki_node *n, avk_value *v, size_t
                         return avki_path_prepend(c->err, st, ".items[%llu]",
                                                  (unsigned long long)(total + i));
                 }
-            } else {
+            } else if (elem) { /* items of null or fixed(0) store nothing */
                 size_t bad;
                 avk_status st =
                     read_typed(c, n, (uint8_t *)items + total * elem, (size_t)take, &bad);

@@ -141,7 +141,7 @@ AVK_INLINE int kind_ok(const avki_step *s, const avk_value *v)
 /* One value of step s: the kind checked, leaves written inline, compounds
  * through encode_node. */
 AVK_INLINE avk_status encode_step(ectx *c, const avki_step *s, const avk_value *v,
-                                         size_t depth)
+                                  size_t depth)
 {
     if (AVK_UNLIKELY(!kind_ok(s, v)))
         return wrong_kind(c, s, v);
@@ -199,7 +199,8 @@ AVK_INLINE uint32_t gather_run(const avki_step *s, const avk_value *f, uint32_t 
     return k;
 }
 
-AVK_INLINE avk_status encode_record(ectx *c, const avki_node *n, const avk_value *v, size_t depth)
+AVK_INLINE avk_status encode_record(ectx *c, const avki_node *n, const avk_value *v,
+                                  size_t depth)
 {
     const avki_step *s = c->steps + n->first;
     const avk_value *f = v->u.fields;

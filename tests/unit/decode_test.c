@@ -745,7 +745,7 @@ static void test_roundtrip_primitives(void **state)
 /* Strings and bytes whose length varint takes 2 and 3 bytes. */
 static void test_roundtrip_long_strings(void **state)
 {
-    static const size_t lens[] = {63, 64, 127, 128, 200, 8191, 8192, 70000};
+    static const size_t lens[] = {63, 64, 127, 128, 200, 8191, 8192}; /* 8192: 3-byte length */
     size_t i, k;
     (void)state;
     for (i = 0; i < sizeof lens / sizeof lens[0]; i++) {
@@ -871,7 +871,7 @@ static void test_roundtrip_big_typed_arrays(void **state)
     size_t si, k;
     (void)state;
     for (si = 0; si < sizeof schemas / sizeof schemas[0]; si++) {
-        size_t n = 1000;
+        size_t n = 400;
         bb json = {0};
         char tmp[64];
         bb_put(&json, "[", 1);
