@@ -816,7 +816,12 @@ avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena
     c.mem = 0;
     c.err = err;
     out->type = plan->type;
-    st = decode_node(&c, 0, out, 0);
+    /* Most plans are records: go straight to the field loop (depth 1 is
+     * within every max_depth). */
+    if (plan->nodes[0].op == AVKI_OP_RECORD)
+        st = decode_record(&c, plan->nodes, out, 1);
+    else
+        st = decode_node(&c, 0, out, 0);
     if (AVK_UNLIKELY(st != AVK_OK))
         avki_path_finish(err, plan->type);
     return st;

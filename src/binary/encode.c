@@ -79,12 +79,13 @@ static avk_status depth_exceeded(ectx *c)
 AVK_INLINE void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
 {
     if (n >= 16) {
-        if (n > 32) {
-            memcpy(dst, src, 32);
-            memcpy(dst + n - 32, src + n - 32, 32);
-        } else {
-            memcpy(dst, src, 16);
-            memcpy(dst + n - 16, src + n - 16, 16);
+        /* Four 16-byte moves at 0, 16, 32, 48, each pulled back to end at
+         * n: no branch on which of 16..64 bytes (lengths vary from string
+         * to string, so a test would mispredict). */
+        size_t last = n - 16, k;
+        for (k = 0; k < 64; k += 16) {
+            size_t off = k < last ? k : last;
+            memcpy(dst + off, src + off, 16);
         }
     } else if (n >= 4) {
         if (n >= 8) {

@@ -144,6 +144,11 @@ char *avki_arena_strndup(avki_arena *a, const char *s, size_t len)
 void avki_arena_reset(avki_arena *a)
 {
     avki_arena_block *b, *next, *keep = NULL;
+    /* The steady state of a decoding loop: one block, kept as it is. */
+    if (a->head && !a->head->next) {
+        fill_from(a, a->head);
+        return;
+    }
     /* The largest block; on a tie the caller's, which costs no memory of
      * ours to keep. */
     for (b = a->head; b; b = b->next)

@@ -1,5 +1,6 @@
 /* AVX-512 (VBMI2) bulk varint kernel: 64 input bytes per load, 8 values per gather. */
 #include <immintrin.h>
+#include <string.h>
 
 #include "avrokit/varint.h"
 #include "varint/kernels.h"
@@ -312,14 +313,20 @@ AVKI_KTARGET static inline size_t encode8_any(uint8_t *out, __m512i u)
     return w + emit_lanes(out + w, b, _mm512_cmplt_epu8_mask(index16, lb), tops);
 }
 
+/* One value with no branch at all: runs shorter than a vector group (a
+ * record's few long fields) have random lengths, and a test on the length
+ * would mispredict. Always stores 10 bytes (the caller's room is 10 a value):
+ * the first 8 through PDEP, then bytes 8 and 9, which matter only for
+ * values of 9 or 10 bytes. */
 AVKI_KTARGET static inline size_t encode_one(uint8_t *p, uint64_t u)
 {
-    if (AVK_LIKELY(u < (1ULL << 56))) {
-        unsigned len = ((64u - (unsigned)_lzcnt_u64(u | 1)) * 9u + 64u) >> 6;
-        avki_store64(p, _pdep_u64(u, AVKI_LOW7_BITS) | _bzhi_u64(AVKI_HIGH_BITS, 8 * len - 8));
-        return len;
-    }
-    return avki_encode_u64_word(p, u);
+    unsigned len = ((64u - (unsigned)_lzcnt_u64(u | 1)) * 9u + 64u) >> 6;
+    uint64_t hi = u >> 56;
+    uint16_t tail = (uint16_t)((hi & 0x7f) | ((uint64_t)(hi >= 0x80) << 7) | ((hi >> 7) << 8));
+    /* bzhi keeps every bit when the index is 64 or more (len 9 and 10). */
+    avki_store64(p, _pdep_u64(u, AVKI_LOW7_BITS) | _bzhi_u64(AVKI_HIGH_BITS, 8 * len - 8));
+    memcpy(p + 8, &tail, 2);
+    return len;
 }
 
 AVKI_KTARGET static size_t avx512_encode_longs(uint8_t *out, const int64_t *in, size_t n)
