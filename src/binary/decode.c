@@ -389,12 +389,13 @@ static int decode_run(dctx *c, const avki_step *s, avk_value *fields)
  * reporting, no refills. Returns the new position, or NULL when the field
  * needs the general path (compound type, run, copy, bad or short input),
  * which then decodes it again from the same place and reports any error. */
-AVK_INLINE const uint8_t *fast_field(const dctx *c, const avki_step *s, avk_value *f,
-                                     const uint8_t *p, const uint8_t *end)
+AVK_INLINE const uint8_t *fast_field(const avki_node *nodes, const avki_step *s, avk_value *f,
+                                     const uint8_t *p, const uint8_t *end, int views,
+                                     uint64_t max_bytes)
 {
     uint64_t u;
     size_t n;
-    if (AVK_UNLIKELY(end - p < AVK_VARINT_LONG_MAX) || s->run)
+    if (AVK_UNLIKELY(end - p < AVK_VARINT_LONG_MAX))
         return NULL;
     switch ((avki_op)s->op) {
     case AVKI_OP_NULL:
@@ -405,12 +406,16 @@ AVK_INLINE const uint8_t *fast_field(const dctx *c, const avki_step *s, avk_valu
         f->u.boolean = *p;
         return p + 1;
     case AVKI_OP_INT:
+        if (s->run) /* a run goes through the bulk decoder */
+            return NULL;
         n = avki_decode_u64_word(p, &u);
         if (AVK_UNLIKELY(n - 1 >= AVK_VARINT_INT_MAX || (u >> 32) != 0))
             return NULL;
         f->u.i = avk_zigzag_decode32((uint32_t)u);
         return p + n;
     case AVKI_OP_LONG:
+        if (s->run)
+            return NULL;
         n = avki_decode_u64_word(p, &u);
         if (AVK_UNLIKELY(n == 0))
             return NULL;
@@ -423,25 +428,77 @@ AVK_INLINE const uint8_t *fast_field(const dctx *c, const avki_step *s, avk_valu
         memcpy(&f->u.d, p, 8);
         return p + 8;
     case AVKI_OP_STRING:
-        if (c->check_utf8)
-            return NULL;
-        /* fall through */
     case AVKI_OP_BYTES: {
         int64_t len;
-        if (!c->views)
+        if (!views) /* copies, or strings checked for UTF-8 */
             return NULL;
-        n = avki_decode_u64_word(p, &u);
+        /* A length is on the chain from one field to the next (the next
+         * field starts after the payload), so the usual 1-byte length
+         * takes a short test rather than the longer word decoder. */
+        if (AVK_LIKELY(p[0] < 0x80)) {
+            u = p[0];
+            n = 1;
+        } else {
+            n = avki_decode_u64_word(p, &u);
+        }
         len = avk_zigzag_decode64(u);
-        if (AVK_UNLIKELY(n == 0 || len < 0 || (uint64_t)len > c->limits->max_bytes ||
+        if (AVK_UNLIKELY(n == 0 || len < 0 || (uint64_t)len > max_bytes ||
                          (uint64_t)len > (uint64_t)(end - p) - n))
             return NULL;
         f->u.bytes.data = p + n;
         f->u.bytes.len = (size_t)len;
         return p + n + len;
     }
+    case AVKI_OP_ENUM: {
+        /* Symbols indexes below 64 are one byte (zigzag). */
+        uint32_t idx = (uint32_t)p[0] >> 1;
+        if (AVK_UNLIKELY((p[0] & 0x81) != 0 || idx >= nodes[s->node].count))
+            return NULL;
+        f->u.index = (int32_t)idx;
+        return p + 1;
+    }
+    case AVKI_OP_FIXED: {
+        size_t size = nodes[s->node].count;
+        if (!views || AVK_UNLIKELY((size_t)(end - p) < size))
+            return NULL;
+        f->u.bytes.data = p;
+        f->u.bytes.len = size;
+        return p + size;
+    }
     default:
         return NULL;
     }
+}
+
+/* A union whose chosen branch is a leaf fast_field handles (["null",
+ * "string"] and the like), its index below 64. NULL sends it the general way. */
+AVK_INLINE const uint8_t *fast_union(dctx *c, const avki_step *s, avk_value *f, const uint8_t *p,
+                                     const uint8_t *end, int views, uint64_t max_bytes,
+                                     size_t depth)
+{
+    const avki_node *n = c->nodes + s->node;
+    uint32_t idx;
+    const avki_step *b;
+    avk_value *bv;
+    const uint8_t *q;
+    if (AVK_UNLIKELY(end - p < 2 * AVK_VARINT_LONG_MAX))
+        return NULL;
+    idx = (uint32_t)p[0] >> 1;
+    if (AVK_UNLIKELY((p[0] & 0x81) != 0 || idx >= n->count || depth >= c->limits->max_depth))
+        return NULL;
+    b = c->steps + n->first + idx;
+    if (b->op >= AVKI_OP_RECORD && b->op != AVKI_OP_ENUM && b->op != AVKI_OP_FIXED)
+        return NULL;
+    bv = (avk_value *)dalloc(c, sizeof *bv, 8);
+    if (AVK_UNLIKELY(!bv))
+        return NULL; /* the general path reports it */
+    bv->type = b->type;
+    q = fast_field(c->nodes, b, bv, p + 1, end, views, max_bytes);
+    if (AVK_UNLIKELY(!q))
+        return NULL;
+    f->u.branch.value = bv;
+    f->u.branch.index = idx;
+    return q;
 }
 
 static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_t depth)
@@ -451,6 +508,8 @@ static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_
     uint32_t i, count = n->count;
     avk_value *fields = NULL;
     const uint8_t *p, *end;
+    int views;
+    uint64_t max_bytes;
     if (count) {
         fields = (avk_value *)dalloc(c, count * sizeof *fields, 8);
         if (AVK_UNLIKELY(!fields))
@@ -461,11 +520,19 @@ static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_
      * r->pos would put a store and a reload between consecutive fields. */
     p = r->pos;
     end = r->end;
+    /* Views of strings need no copy and, unchecked, no UTF-8 pass. A
+     * string checked for UTF-8 goes the general way; bytes could still
+     * take the view, but one flag keeps the loop simple. */
+    views = c->views && !c->check_utf8;
+    max_bytes = c->limits->max_bytes;
     for (i = 0; i < count; i++) {
         avk_status st;
         const uint8_t *q;
         fields[i].type = s[i].type;
-        q = fast_field(c, s + i, fields + i, p, end);
+        if (s[i].op == AVKI_OP_UNION)
+            q = fast_union(c, s + i, fields + i, p, end, views, max_bytes, depth);
+        else
+            q = fast_field(c->nodes, s + i, fields + i, p, end, views, max_bytes);
         if (AVK_LIKELY(q != NULL)) {
             p = q;
             continue;
