@@ -23,7 +23,8 @@ typedef struct avk_plan avk_plan;
 /* Limits on what one decoded value may claim; they protect against
  * hostile input. 0 in any field means its default. */
 typedef struct avk_limits {
-    size_t max_depth;        /* nesting of records, arrays, maps, unions; default 128 */
+    size_t max_depth;        /* nesting of records, arrays, maps, unions; default 128,
+                                at most 1024 (each level is a C stack frame) */
     uint64_t max_bytes;      /* length of one string or bytes value; default 256 MiB */
     uint64_t max_items;      /* items of one array or map (all blocks); default 64 Mi */
     uint64_t max_empty_items;/* items of zero-byte types (null, empty records) in one
@@ -50,8 +51,9 @@ typedef struct avk_plan_options {
 } avk_plan_options;
 
 /* Compiles the type t (usually avk_schema_root). opts may be NULL. Returns
- * AVK_OK, AVK_ERR_NO_MEMORY, or AVK_ERR_INVALID_ARGUMENT (NULL argument,
- * bad options size). Free with avk_plan_free.
+ * AVK_OK, AVK_ERR_NO_MEMORY, AVK_ERR_LIMIT (over 2^32 types or a fixed
+ * over 4 GiB), or AVK_ERR_INVALID_ARGUMENT (NULL argument, bad options
+ * size). Takes time linear in the schema's size. Free with avk_plan_free.
  *
  *     avk_plan *plan;
  *     avk_plan_new(avk_schema_root(schema), NULL, &plan, &err);
@@ -86,14 +88,22 @@ avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena
                            avk_error *err);
 
 /* Skips one value without building it, using block byte sizes where the
- * writer gave them. Statuses as avk_plan_decode (no allocation). */
+ * writer gave them. Statuses as avk_plan_decode (no allocation), with one
+ * difference: a sized block is jumped over unread, so damage inside it
+ * (which decoding reports as MALFORMED or TRUNCATED) goes unseen. */
 avk_status avk_plan_skip(const avk_plan *plan, avk_reader *r, avk_error *err);
 
-/* Encodes v (which must match the plan's type: kinds, union branches,
- * enum indexes, fixed sizes) to w. Arrays and maps are written in blocks
- * of block_items (all in one block when 0), with byte sizes under
- * AVK_PLAN_BLOCK_SIZES. Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT when v
- * does not match (err->path says where); the writer's statuses. */
+/* Encodes v (which must match the plan's type: kinds, record field and
+ * union branch counts, array item types, union branches, enum indexes,
+ * fixed sizes) to w. Arrays and maps are written in blocks of block_items
+ * (all in one block when 0), with byte sizes under AVK_PLAN_BLOCK_SIZES.
+ * Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT when v does not match (err->path
+ * says where); the writer's statuses. On error a memory writer is put back
+ * where it was; a stream writer may have passed part of the value on.
+ * Allocates nothing, except with AVK_PLAN_BLOCK_SIZES on a stream writer
+ * when a value holds arrays or maps of records, unions or strings: each
+ * call then uses a scratch buffer (the builder keeps its own and does not
+ * allocate after warm-up). */
 avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer *w,
                            avk_error *err);
 

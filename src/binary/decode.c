@@ -257,11 +257,13 @@ static avk_status read_fixed(dctx *c, size_t size, avk_bytes *out)
 {
     avk_reader *r = c->r;
     out->len = size;
+    /* A memory reader holds all there is: check before copying (the size
+     * comes from the schema, which may come from the input's header). */
+    if (c->memory && AVK_UNLIKELY((size_t)(r->end - r->pos) < size))
+        return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, avk_reader_offset(r),
+                                "fixed of %zu bytes but only %zu remain", size,
+                                (size_t)(r->end - r->pos));
     if (c->views) {
-        if (AVK_UNLIKELY((size_t)(r->end - r->pos) < size))
-            return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, avk_reader_offset(r),
-                                    "fixed of %zu bytes but only %zu remain", size,
-                                    (size_t)(r->end - r->pos));
         out->data = r->pos;
         r->pos += size;
         return AVK_OK;
@@ -777,8 +779,10 @@ static avk_status decode_map(dctx *c, const avki_node *n, avk_value *v, size_t d
             for (i = 0; i < take; i++) {
                 avk_bytes *k = (avk_bytes *)keys + total + i;
                 avk_status st = read_string(c, k, 1);
-                if (st == AVK_OK)
-                    st = decode_step(c, item, (avk_value *)vals + total + i, depth);
+                if (AVK_UNLIKELY(st != AVK_OK))
+                    return avki_path_prepend(c->err, st, ".keys[%llu]",
+                                             (unsigned long long)(total + i));
+                st = decode_step(c, item, (avk_value *)vals + total + i, depth);
                 if (AVK_UNLIKELY(st != AVK_OK))
                     return avki_path_prepend(c->err, st, ".values[%llu]",
                                              (unsigned long long)(total + i));
@@ -873,6 +877,7 @@ avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, 0, "avk_plan_decode: NULL argument");
     c.r = r;
     c.arena = &arena->core;
+    c.arena->limit_hit = 0; /* a previous value's failure says nothing of this one */
     c.nodes = plan->nodes;
     c.steps = plan->steps;
     c.limits = &plan->limits;

@@ -7,6 +7,7 @@
 #include "binary/encode_internal.h"
 #include "common/error.h"
 #include "varint/kernels.h"
+#include "varint/varint_word.h"
 
 /* A block's byte size is written in front of its items, so a block with
  * byte sizes is encoded first and its size patched in. In a memory writer
@@ -59,6 +60,18 @@ static avk_status wrong_kind(ectx *c, const avki_step *s, const avk_value *v)
     if (!v->type)
         return avki_encode_mismatch(c->err, "value has no type, expected %s",
                                     avki_type_label(s->type));
+    if (v->type->kind == AVK_ARRAY && s->op == AVKI_OP_ARRAY)
+        return avki_encode_mismatch(c->err, "array items are %s, expected %s",
+                                    avk_kind_name(v->type->items->kind),
+                                    avki_type_label(s->type->items));
+    if ((unsigned)v->type->kind == s->op)
+        return avki_encode_mismatch(c->err, "value's %s has %zu %s, expected %zu",
+                                    avk_kind_name(v->type->kind),
+                                    v->type->kind == AVK_RECORD ? v->type->field_count
+                                                                : v->type->branch_count,
+                                    v->type->kind == AVK_RECORD ? "fields" : "branches",
+                                    v->type->kind == AVK_RECORD ? s->type->field_count
+                                                                : s->type->branch_count);
     return avki_encode_mismatch(c->err, "value is %s, expected %s", avk_kind_name(v->type->kind),
                                 avki_type_label(s->type));
 }
@@ -132,11 +145,32 @@ AVK_INLINE avk_status write_bytes(ectx *c, const avk_bytes *b, const char *what)
     return avk_writer_write_raw(w, b->data, len, c->err);
 }
 
+/* A value whose type is not the plan's own node must still have the shape
+ * the plan reads it with: as many record fields (the plan reads that many
+ * slots), union branches, and array items stored the same way (typed or
+ * boxed, of the same size), or the encoder would read outside the value. */
+static int shape_ok(const avk_type *want, const avk_type *got)
+{
+    if (!got || got->kind != want->kind)
+        return 0;
+    switch (got->kind) {
+    case AVK_RECORD:
+        return got->field_count == want->field_count;
+    case AVK_UNION:
+        return got->branch_count == want->branch_count;
+    case AVK_ARRAY:
+        return got->items->kind == want->items->kind &&
+               (got->items->kind != AVK_FIXED || got->items->size == want->items->size);
+    default:
+        return 1;
+    }
+}
+
 /* The kind check of encode_step, cheaper when the value's type is the
  * plan's own node (the usual case): no load through the type pointer. */
 AVK_INLINE int kind_ok(const avki_step *s, const avk_value *v)
 {
-    return AVK_LIKELY(v->type == s->type) || (v->type && (unsigned)v->type->kind == s->op);
+    return AVK_LIKELY(v->type == s->type) || shape_ok(s->type, v->type);
 }
 
 /* One value of step s: the kind checked, leaves written inline, compounds
@@ -200,21 +234,112 @@ AVK_INLINE uint32_t gather_run(const avki_step *s, const avk_value *f, uint32_t 
     return k;
 }
 
+/* Room the fast paths need: the longest inline write (a 1-byte length and
+ * a string of up to 63 bytes copied in 16-byte moves) plus a varint. */
+#define FAST_ROOM (64 + AVK_VARINT_LONG_MAX)
+
+/* One leaf field written with the position in a register: no error
+ * reporting, no flushing. Returns the new position, or NULL when the field
+ * needs the general path (compound type, run, long string, mismatch),
+ * which then writes it from the same place and reports any error. */
+AVK_INLINE uint8_t *fast_put(const avki_node *nodes, const avki_step *s, const avk_value *v,
+                             uint8_t *p)
+{
+    if (AVK_UNLIKELY(!kind_ok(s, v)))
+        return NULL;
+    switch ((avki_op)s->op) {
+    case AVKI_OP_NULL:
+        return p;
+    case AVKI_OP_BOOLEAN:
+        if (AVK_UNLIKELY((unsigned)v->u.boolean > 1))
+            return NULL;
+        *p = (uint8_t)v->u.boolean;
+        return p + 1;
+    case AVKI_OP_INT:
+        if (s->run) /* runs go through the bulk encoder */
+            return NULL;
+        return p + avki_encode_u64_word(p, avk_zigzag_encode32(v->u.i));
+    case AVKI_OP_LONG:
+        if (s->run)
+            return NULL;
+        return p + avki_encode_u64_word(p, avk_zigzag_encode64(v->u.l));
+    case AVKI_OP_FLOAT:
+        memcpy(p, &v->u.f, 4);
+        return p + 4;
+    case AVKI_OP_DOUBLE:
+        memcpy(p, &v->u.d, 8);
+        return p + 8;
+    case AVKI_OP_STRING:
+    case AVKI_OP_BYTES: {
+        size_t len = v->u.bytes.len;
+        if (AVK_UNLIKELY(len > 63 || (!v->u.bytes.data && len)))
+            return NULL;
+        p[0] = (uint8_t)(len << 1);
+        copy_short(p + 1, v->u.bytes.data, len);
+        return p + 1 + len;
+    }
+    case AVKI_OP_ENUM:
+        if (AVK_UNLIKELY((uint32_t)v->u.index >= nodes[s->node].count || v->u.index > 63))
+            return NULL;
+        *p = (uint8_t)(v->u.index << 1);
+        return p + 1;
+    case AVKI_OP_FIXED: {
+        size_t size = nodes[s->node].count;
+        if (AVK_UNLIKELY(size > 63 || v->u.bytes.len != size || (!v->u.bytes.data && size)))
+            return NULL;
+        copy_short(p, v->u.bytes.data, size);
+        return p + size;
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* A union whose branch is a leaf fast_put handles. */
+AVK_INLINE uint8_t *fast_put_union(const ectx *c, const avki_step *s, const avk_value *v,
+                                   uint8_t *p, size_t depth)
+{
+    const avki_node *n = c->nodes + s->node;
+    uint32_t b = v->u.branch.index;
+    const avki_step *bs;
+    if (AVK_UNLIKELY(!kind_ok(s, v) || b >= n->count || b > 63 || !v->u.branch.value ||
+                     depth >= c->max_depth))
+        return NULL;
+    bs = c->steps + n->first + b;
+    if (bs->op >= AVKI_OP_RECORD && bs->op != AVKI_OP_ENUM && bs->op != AVKI_OP_FIXED)
+        return NULL;
+    p[0] = (uint8_t)(b << 1);
+    return fast_put(c->nodes, bs, v->u.branch.value, p + 1);
+}
+
 AVK_INLINE avk_status encode_record(ectx *c, const avki_node *n, const avk_value *v,
                                   size_t depth)
 {
     const avki_step *s = c->steps + n->first;
     const avk_value *f = v->u.fields;
+    avk_writer *w = c->w;
     uint32_t i, count = n->count;
+    uint8_t *p = w->pos;
     if (AVK_UNLIKELY(count && !f))
         return avki_encode_mismatch(c->err, "record value has no fields (expected %u)", count);
     for (i = 0; i < count;) {
         avk_status st;
+        /* The position stays in a register across leaf fields; the
+         * general path below works through w->pos. */
+        if (AVK_LIKELY(w->end - p >= FAST_ROOM)) {
+            uint8_t *q = s[i].op == AVKI_OP_UNION ? fast_put_union(c, s + i, f + i, p, depth)
+                                                 : fast_put(c->nodes, s + i, f + i, p);
+            if (AVK_LIKELY(q != NULL)) {
+                p = q;
+                i++;
+                continue;
+            }
+        }
+        w->pos = p;
         if (is_varint_op(s[i].op) && i + 1 < count && is_varint_op(s[i + 1].op)) {
             int64_t tmp[RUN_MAX];
             uint32_t k = gather_run(s, f, i, count, tmp);
             if (k > 1) {
-                avk_writer *w = c->w;
                 /* The kernel directly when the worst case (10 bytes a value)
                  * fits: on a run this short the writer's wrapper costs about
                  * as much as the kernel. */
@@ -226,14 +351,19 @@ AVK_INLINE avk_status encode_record(ectx *c, const avki_node *n, const avk_value
                         return avki_path_prepend(c->err, st, ".fields[%u]", i);
                 }
                 i += k;
+                p = w->pos;
                 continue;
             }
         }
         st = encode_step(c, s + i, f + i, depth);
         if (AVK_UNLIKELY(st != AVK_OK))
             return avki_path_prepend(c->err, st, ".fields[%u]", i);
+        /* Nested values may have switched c->w to the scratch writer and back. */
+        w = c->w;
+        p = w->pos;
         i++;
     }
+    w->pos = p;
     return AVK_OK;
 }
 

@@ -7,6 +7,7 @@
 #include "common/error.h"
 
 #define DEFAULT_MAX_DEPTH 128
+#define MAX_MAX_DEPTH 1024
 #define DEFAULT_MAX_BYTES ((uint64_t)256 << 20)
 #define DEFAULT_MAX_ITEMS ((uint64_t)64 << 20)
 #define DEFAULT_MAX_EMPTY_ITEMS ((uint64_t)1 << 20)
@@ -21,7 +22,47 @@
 typedef struct compiler {
     avk_plan *plan;
     size_t node_cap, step_cap;
+    /* Named (and shared bare) types already compiled: open addressing on
+     * the type's address, holding node index + 1 (0 is empty). A linear
+     * search would make a schema of many named types quadratic. */
+    uint32_t *seen;
+    size_t seen_cap, seen_count;
 } compiler;
+
+static size_t seen_slot(const compiler *c, const avk_type *t)
+{
+    uint64_t h = (uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15ull;
+    size_t i = (size_t)(h >> 20) & (c->seen_cap - 1);
+    while (c->seen[i] && c->plan->nodes[c->seen[i] - 1].type != t)
+        i = (i + 1) & (c->seen_cap - 1);
+    return i;
+}
+
+/* Remembers node idx for t, growing the table to stay at most half full. */
+static int seen_add(compiler *c, const avk_type *t, uint32_t idx)
+{
+    const avk_allocator *a = &c->plan->alloc;
+    if (2 * (c->seen_count + 1) > c->seen_cap) {
+        size_t ncap = c->seen_cap ? c->seen_cap * 2 : 64, i, old_cap = c->seen_cap;
+        uint32_t *old = c->seen, *nt;
+        if (ncap > SIZE_MAX / sizeof *nt)
+            return 0;
+        nt = (uint32_t *)a->alloc(a->ctx, ncap * sizeof *nt);
+        if (!nt)
+            return 0;
+        memset(nt, 0, ncap * sizeof *nt);
+        c->seen = nt;
+        c->seen_cap = ncap;
+        for (i = 0; i < old_cap; i++)
+            if (old[i])
+                c->seen[seen_slot(c, c->plan->nodes[old[i] - 1].type)] = old[i];
+        if (old)
+            a->free(a->ctx, old, old_cap * sizeof *old);
+    }
+    c->seen[seen_slot(c, t)] = idx + 1;
+    c->seen_count++;
+    return 1;
+}
 
 static int grow(const avk_allocator *a, void **p, size_t *cap, size_t used, size_t need,
                 size_t elem)
@@ -138,12 +179,12 @@ static avk_status compile(compiler *c, const avk_type *t, uint32_t *out)
 
     /* Only named types can be reached twice through the tree (and recur),
      * besides the shared bare primitives; other nodes are always new. */
-    if (t->name || t->bare) {
-        for (i = 0; i < p->node_count; i++)
-            if (p->nodes[i].type == t) {
-                *out = (uint32_t)i;
-                return AVK_OK;
-            }
+    if ((t->name || t->bare) && c->seen_count) {
+        size_t slot = seen_slot(c, t);
+        if (c->seen[slot]) {
+            *out = c->seen[slot] - 1;
+            return AVK_OK;
+        }
     }
     if (p->node_count >= UINT32_MAX - 1)
         return AVK_ERR_LIMIT;
@@ -153,6 +194,8 @@ static avk_status compile(compiler *c, const avk_type *t, uint32_t *out)
     n = &p->nodes[idx];
     memset(n, 0, sizeof *n);
     n->type = t;
+    if ((t->name || t->bare) && !seen_add(c, t, idx))
+        return AVK_ERR_NO_MEMORY;
     n->op = (uint8_t)t->kind; /* avki_op follows avk_kind */
     *out = idx;
 
@@ -253,6 +296,9 @@ avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_pla
         p->block_items = opts->block_items;
     }
     p->limits.max_depth = (size_t)or_default(p->limits.max_depth, DEFAULT_MAX_DEPTH);
+    /* Decoding, skipping and encoding recurse once per level. */
+    if (p->limits.max_depth > MAX_MAX_DEPTH)
+        p->limits.max_depth = MAX_MAX_DEPTH;
     p->limits.max_bytes = or_default(p->limits.max_bytes, DEFAULT_MAX_BYTES);
     p->limits.max_items = or_default(p->limits.max_items, DEFAULT_MAX_ITEMS);
     p->limits.max_empty_items = or_default(p->limits.max_empty_items, DEFAULT_MAX_EMPTY_ITEMS);
@@ -261,6 +307,8 @@ avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_pla
     memset(&c, 0, sizeof c);
     c.plan = p;
     st = compile(&c, t, &root);
+    if (c.seen)
+        p->alloc.free(p->alloc.ctx, c.seen, c.seen_cap * sizeof *c.seen);
     if (st != AVK_OK) {
         if (p->nodes)
             p->alloc.free(p->alloc.ctx, p->nodes, c.node_cap * sizeof(avki_node));

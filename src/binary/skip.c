@@ -205,10 +205,13 @@ static avk_status skip_blocks(sctx *c, const avki_node *n, int is_map, size_t de
             continue;
         for (i = 0; i < (uint64_t)count; i++) {
             avk_status st = AVK_OK;
-            if (is_map)
-                st = skip_length(c, "map key");
-            if (st == AVK_OK)
-                st = skip_step(c, item, depth);
+            if (is_map) {
+                st = skip_length(c, "string");
+                if (AVK_UNLIKELY(st != AVK_OK))
+                    return avki_path_prepend(c->err, st, ".keys[%llu]",
+                                             (unsigned long long)(total - (uint64_t)count + i));
+            }
+            st = skip_step(c, item, depth);
             if (AVK_UNLIKELY(st != AVK_OK))
                 return avki_path_prepend(c->err, st, is_map ? ".values[%llu]" : ".items[%llu]",
                                          (unsigned long long)(total - (uint64_t)count + i));

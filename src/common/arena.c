@@ -144,6 +144,7 @@ char *avki_arena_strndup(avki_arena *a, const char *s, size_t len)
 void avki_arena_reset(avki_arena *a)
 {
     avki_arena_block *b, *next, *keep = NULL;
+    a->limit_hit = 0;
     /* The steady state of a decoding loop: one block, kept as it is. */
     if (a->head && !a->head->next) {
         fill_from(a, a->head);

@@ -1609,7 +1609,7 @@ static void test_negative_lengths(void **state)
                      "User.fields[2].items[1]", SKIP_SAME);
     /* A negative length for a map key. */
     EXPECT_ERROR_HEX(p, "0261" "02" "00" "02" "03" "02" "00", AVK_ERR_MALFORMED, 5,
-                     "User.fields[3].values[0]", SKIP_SAME);
+                     "User.fields[3].keys[0]", SKIP_SAME);
     /* Negative byte size of a sized block (the block starts at its count). */
     EXPECT_ERROR_HEX(p, "0261" "02" "01" "01", AVK_ERR_MALFORMED, 3, "User.fields[2]", SKIP_SAME);
     avk_plan_free(p);
@@ -1753,7 +1753,7 @@ static void test_utf8(void **state)
     EXPECT_ERROR_HEX(rcheck, "04" "0261" "02ff" "00" "00", AVK_ERR_MALFORMED, 3,
                      "R.fields[0].items[1]", SKIP_OK);
     EXPECT_ERROR_HEX(rcheck, "00" "02" "02ff" "0261" "00", AVK_ERR_MALFORMED, 2,
-                     "R.fields[1].values[0]", SKIP_OK);
+                     "R.fields[1].keys[0]", SKIP_OK);
     EXPECT_ERROR_HEX(rcheck, "00" "04" "0261" "0262" "0263" "02c0" "00", AVK_ERR_MALFORMED, 8,
                      "R.fields[1].values[1]", SKIP_OK);
     avk_plan_free(check);
