@@ -24,6 +24,25 @@ void finish_records(benchmark::State &state, const BinData *d)
     finish_row(state, d->records(), d->encoded.size());
 }
 
+// finish_records for a row whose check found problem (none when empty).
+void finish_checked(benchmark::State &state, const BinData *d, const std::string &problem)
+{
+    if (!problem.empty())
+        state.SkipWithError(problem.c_str());
+    finish_records(state, d);
+}
+
+// The row's data set, or nullptr (the row skipped) when it could not be made.
+BinData *row_data(benchmark::State &state, const BinSpec *spec)
+{
+    BinData *d = bin_data(*spec);
+    if (!d->error.empty()) {
+        state.SkipWithError(d->error.c_str());
+        return nullptr;
+    }
+    return d;
+}
+
 void set_alloc_counters(benchmark::State &state, const AllocCounts &c, size_t records)
 {
     state.counters["allocs_per_record"] = benchmark::Counter((double)c.calls / (double)records);
@@ -100,11 +119,9 @@ std::string avk_decode_pass(const BinData *d, const avk_plan *plan, avk_arena *a
 // or, with copy, copied into the arena as avro-c always does.
 void avk_decode_with(benchmark::State &state, const BinSpec *spec, bool copy)
 {
-    BinData *d = bin_data(*spec);
-    if (!d->error.empty()) {
-        state.SkipWithError(d->error.c_str());
+    BinData *d = row_data(state, spec);
+    if (!d)
         return;
-    }
     AllocCounts counts;
     avk_allocator alloc = counting_allocator(&counts);
     avk_arena_options ao;
@@ -148,9 +165,7 @@ void avk_decode_with(benchmark::State &state, const BinSpec *spec, bool copy)
             problem = avk_decode_pass(d, plan, arena, true);
     }
     avk_arena_free(arena);
-    if (!problem.empty())
-        state.SkipWithError(problem.c_str());
-    finish_records(state, d);
+    finish_checked(state, d, problem);
 }
 
 void avk_decode(benchmark::State &state, const BinSpec *spec)
@@ -188,11 +203,9 @@ std::string avroc_decode_pass(const BinData *d, avro_reader_t r, avro_value_t *v
 // (avro_value_read resets it first), as avro-c's file reader does.
 void avroc_decode(benchmark::State &state, const BinSpec *spec)
 {
-    BinData *d = bin_data(*spec);
-    if (!d->error.empty()) {
-        state.SkipWithError(d->error.c_str());
+    BinData *d = row_data(state, spec);
+    if (!d)
         return;
-    }
     avro_value_t v;
     if (avro_generic_value_new(d->iface, &v) != 0) {
         state.SkipWithError("avro_generic_value_new failed");
@@ -227,9 +240,7 @@ void avroc_decode(benchmark::State &state, const BinSpec *spec)
     }
     avro_reader_free(r);
     avro_value_decref(&v);
-    if (!problem.empty())
-        state.SkipWithError(problem.c_str());
-    finish_records(state, d);
+    finish_checked(state, d, problem);
 }
 
 // ---- skip -------------------------------------------------------------------------
@@ -238,11 +249,9 @@ void avroc_decode(benchmark::State &state, const BinSpec *spec)
 // end offset with the generated one.
 void avk_skip(benchmark::State &state, const BinSpec *spec)
 {
-    BinData *d = bin_data(*spec);
-    if (!d->error.empty()) {
-        state.SkipWithError(d->error.c_str());
+    BinData *d = row_data(state, spec);
+    if (!d)
         return;
-    }
     const avk_plan *plan = d->plan;
     const uint8_t *data = d->encoded.data();
     const size_t len = d->encoded.size(), n = d->records();
@@ -274,10 +283,8 @@ void avk_skip(benchmark::State &state, const BinSpec *spec)
                       std::to_string(avk_reader_offset(&r)) + ", expected " +
                       std::to_string(d->offsets[i + 1]);
     }
-    if (!problem.empty())
-        state.SkipWithError(problem.c_str());
     set_alloc_counters(state, AllocCounts(), n); // avk_plan_skip takes no allocator
-    finish_records(state, d);
+    finish_checked(state, d, problem);
 }
 
 std::string avroc_skip_pass(const BinData *d, avro_reader_t r)
@@ -298,11 +305,9 @@ std::string avroc_skip_pass(const BinData *d, avro_reader_t r)
 // each value) over every record.
 void avroc_skip(benchmark::State &state, const BinSpec *spec)
 {
-    BinData *d = bin_data(*spec);
-    if (!d->error.empty()) {
-        state.SkipWithError(d->error.c_str());
+    BinData *d = row_data(state, spec);
+    if (!d)
         return;
-    }
     const char *data = reinterpret_cast<const char *>(d->encoded.data());
     const int64_t len = (int64_t)d->encoded.size();
     const size_t n = d->records();
@@ -330,9 +335,7 @@ void avroc_skip(benchmark::State &state, const BinSpec *spec)
         set_alloc_counters(state, counts, n);
     }
     avro_reader_free(r);
-    if (!problem.empty())
-        state.SkipWithError(problem.c_str());
-    finish_records(state, d);
+    finish_checked(state, d, problem);
 }
 
 // ---- encode -----------------------------------------------------------------------
@@ -363,9 +366,7 @@ void finish_encode(benchmark::State &state, const BinData *d, avk_writer *w,
         problem = compare_encoding(d, data, len);
     }
     avk_writer_destroy(w);
-    if (!problem.empty())
-        state.SkipWithError(problem.c_str());
-    finish_records(state, d);
+    finish_checked(state, d, problem);
 }
 
 // avk_plan_encode of prebuilt values (built once with avk_value_init from
@@ -528,9 +529,7 @@ void avroc_encode(benchmark::State &state, const BinSpec *spec)
         problem = compare_encoding(d, reinterpret_cast<const uint8_t *>(buf.data()),
                                    (size_t)avro_writer_tell(w));
     avro_writer_free(w);
-    if (!problem.empty())
-        state.SkipWithError(problem.c_str());
-    finish_records(state, d);
+    finish_checked(state, d, problem);
 }
 
 // ---- memcpy floor -------------------------------------------------------------------
@@ -540,11 +539,9 @@ void avroc_encode(benchmark::State &state, const BinSpec *spec)
 // any decoder of the same bytes.
 void memcpy_records(benchmark::State &state, const BinSpec *spec)
 {
-    BinData *d = bin_data(*spec);
-    if (!d->error.empty()) {
-        state.SkipWithError(d->error.c_str());
+    BinData *d = row_data(state, spec);
+    if (!d)
         return;
-    }
     size_t largest = 0;
     for (size_t i = 0; i < d->records(); i++)
         largest = std::max(largest, d->offsets[i + 1] - d->offsets[i]);

@@ -28,47 +28,26 @@ static avk_schema *schemas[AVKF_SCHEMA_COUNT];
 static avk_plan *plans[AVKF_SCHEMA_COUNT][8];
 static avk_plan *memory_plans[AVKF_SCHEMA_COUNT][2];
 
-static avk_plan *make_plan(const avk_type *t, unsigned flags, const avk_limits *lim)
-{
-    avk_plan_options o;
-    avk_plan *p = NULL;
-    avk_error err;
-    avk_status st;
-    memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
-    o.flags = flags;
-    if (lim)
-        o.limits = *lim;
-    st = avk_plan_new(t, &o, &p, &err);
-    AVKF_CHECK(st == AVK_OK, "avk_plan_new: %s", err.message);
-    return p;
-}
-
 /* The schema's plan for variant (bit 0 copy, bit 1 UTF-8, bit 2 tiny
  * limits), made once and kept for the process. */
 static const avk_plan *plan_for(size_t si, unsigned variant)
 {
-    if (!schemas[si]) {
-        avk_error err;
-        char *json = avkf_schema_json(si);
-        avk_status st = avk_schema_parse(json, strlen(json), NULL, &schemas[si], &err);
-        AVKF_CHECK(st == AVK_OK, "fuzz schema %zu: %s", si, err.message);
-        free(json);
-    }
+    if (!schemas[si])
+        schemas[si] = avkf_schema_parse(si);
     if (!plans[si][variant])
-        plans[si][variant] = make_plan(avk_schema_root(schemas[si]),
-                                       ((variant & 1) ? AVK_PLAN_COPY_STRINGS : 0u) |
-                                           ((variant & 2) ? AVK_PLAN_CHECK_UTF8 : 0u),
-                                       (variant & 4) ? &tiny : NULL);
+        plans[si][variant] = avkf_plan_new(avk_schema_root(schemas[si]),
+                                           ((variant & 1) ? AVK_PLAN_COPY_STRINGS : 0u) |
+                                               ((variant & 2) ? AVK_PLAN_CHECK_UTF8 : 0u),
+                                           (variant & 4) ? &tiny : NULL, 0);
     return plans[si][variant];
 }
 
 static const avk_plan *memory_plan_for(size_t si, unsigned variant)
 {
     if (!memory_plans[si][variant & 1])
-        memory_plans[si][variant & 1] = make_plan(avk_schema_root(schemas[si]),
-                                                  (variant & 1) ? AVK_PLAN_COPY_STRINGS : 0u,
-                                                  &tiny_memory);
+        memory_plans[si][variant & 1] = avkf_plan_new(avk_schema_root(schemas[si]),
+                                                      (variant & 1) ? AVK_PLAN_COPY_STRINGS : 0u,
+                                                      &tiny_memory, 0);
     return memory_plans[si][variant & 1];
 }
 

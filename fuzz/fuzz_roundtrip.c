@@ -29,39 +29,18 @@ static avk_schema *schemas[AVKF_SCHEMA_COUNT];
 static avk_plan *decode_plans[AVKF_SCHEMA_COUNT][2];
 static avk_plan *encode_plans[AVKF_SCHEMA_COUNT][4];
 
-static avk_plan *make_plan(const avk_type *t, unsigned flags, size_t block_items)
-{
-    avk_plan_options o;
-    avk_plan *p = NULL;
-    avk_error err;
-    avk_status st;
-    memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
-    o.flags = flags;
-    o.block_items = block_items;
-    st = avk_plan_new(t, &o, &p, &err);
-    AVKF_CHECK(st == AVK_OK, "avk_plan_new: %s", err.message);
-    return p;
-}
-
 static void prepare(size_t si)
 {
-    avk_error err;
-    char *json;
-    avk_status st;
+    const avk_type *t;
     size_t k;
     if (schemas[si])
         return;
-    json = avkf_schema_json(si);
-    AVKF_CHECK(json != NULL, "out of memory");
-    st = avk_schema_parse(json, strlen(json), NULL, &schemas[si], &err);
-    AVKF_CHECK(st == AVK_OK, "fuzz schema %zu: %s", si, err.message);
-    free(json);
-    decode_plans[si][0] = make_plan(avk_schema_root(schemas[si]), 0, 0);
-    decode_plans[si][1] = make_plan(avk_schema_root(schemas[si]), AVK_PLAN_COPY_STRINGS, 0);
+    schemas[si] = avkf_schema_parse(si);
+    t = avk_schema_root(schemas[si]);
+    decode_plans[si][0] = avkf_plan_new(t, 0, NULL, 0);
+    decode_plans[si][1] = avkf_plan_new(t, AVK_PLAN_COPY_STRINGS, NULL, 0);
     for (k = 0; k < 4; k++)
-        encode_plans[si][k] =
-            make_plan(avk_schema_root(schemas[si]), layouts[k].flags, layouts[k].block_items);
+        encode_plans[si][k] = avkf_plan_new(t, layouts[k].flags, NULL, layouts[k].block_items);
 }
 
 /* v encoded with p, into a malloc'd buffer. */

@@ -1,10 +1,14 @@
-/* The schemas fuzz_decode and fuzz_roundtrip choose from: every type, recursive and logical ones included. */
+/* The schemas fuzz_decode and fuzz_roundtrip choose from (every type, recursive and logical ones included), and their parse and plan helpers. */
 #ifndef AVK_FUZZ_SCHEMAS_H
 #define AVK_FUZZ_SCHEMAS_H
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "avrokit/plan.h"
+#include "avrokit/schema.h"
+#include "fuzz.h"
 
 /* Written with ' for " (turned into JSON before parsing). fuzz/make_seeds.py
  * reads this list between the BEGIN and END markers to write seed inputs,
@@ -103,6 +107,40 @@ static inline char *avkf_schema_json(size_t i)
     for (k = 0; k <= n; k++)
         s[k] = sq[k] == '\'' ? '"' : sq[k];
     return s;
+}
+
+/* Schema i parsed; traps when it does not parse. */
+static inline avk_schema *avkf_schema_parse(size_t i)
+{
+    avk_schema *s = NULL;
+    avk_error err;
+    avk_status st;
+    char *json = avkf_schema_json(i);
+    AVKF_CHECK(json != NULL, "out of memory");
+    st = avk_schema_parse(json, strlen(json), NULL, &s, &err);
+    AVKF_CHECK(st == AVK_OK, "fuzz schema %zu: %s", i, err.message);
+    free(json);
+    return s;
+}
+
+/* A plan for t with flags, limits (NULL: defaults) and encode block size
+ * (0: the default); traps when it cannot be made. */
+static inline avk_plan *avkf_plan_new(const avk_type *t, unsigned flags, const avk_limits *lim,
+                                      size_t block_items)
+{
+    avk_plan_options o;
+    avk_plan *p = NULL;
+    avk_error err;
+    avk_status st;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.flags = flags;
+    if (lim)
+        o.limits = *lim;
+    o.block_items = block_items;
+    st = avk_plan_new(t, &o, &p, &err);
+    AVKF_CHECK(st == AVK_OK, "avk_plan_new: %s", err.message);
+    return p;
 }
 
 #endif

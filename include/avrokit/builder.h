@@ -20,6 +20,12 @@ extern "C" {
  * is map_begin, then key and value pairs, map_end. After the root value is
  * complete the next call starts another root value.
  *
+ * A record with no fields (or only fields of such records) takes no call:
+ * it is complete as soon as it is reached, so a map whose values are such
+ * records has each entry complete at map_key. Consecutive int or long
+ * fields of a record are held by the builder and written together (one
+ * bulk varint call) when the run ends or the record completes.
+ *
  * Each call checks that it is what the schema expects at this point; a
  * wrong call returns AVK_ERR_INVALID_ARGUMENT with the schema path in err
  * and writes nothing. Arrays and maps go out in blocks of the plan's
@@ -44,6 +50,7 @@ void avk_builder_reset(avk_builder *b);
 int avk_builder_complete(const avk_builder *b);
 
 avk_status avk_builder_null(avk_builder *b, avk_error *err);
+/* Any non-zero v is written as true. */
 avk_status avk_builder_boolean(avk_builder *b, int v, avk_error *err);
 avk_status avk_builder_int(avk_builder *b, int32_t v, avk_error *err);
 /* Also accepted where the schema has an int (when v fits in 32 bits). */

@@ -6,6 +6,7 @@
 #include "binary/decode_internal.h"
 #include "common/error.h"
 #include "io/reader_internal.h"
+#include "varint/kernels.h"
 #include "varint/varint_word.h"
 
 /* Items decoded per chunk from a stream when the bytes buffered do not
@@ -92,6 +93,16 @@ void avki_path_finish(avk_error *err, const avk_type *root)
     }
 }
 
+avk_status avki_length_error(avk_error *err, int64_t n, uint64_t max_bytes, uint64_t off,
+                             const char *what)
+{
+    if (n < 0)
+        return avki_decode_fail(err, AVK_ERR_MALFORMED, off, "negative %s length %lld", what,
+                                (long long)n);
+    return avki_decode_fail(err, AVK_ERR_LIMIT, off, "%s length %lld is above max_bytes (%llu)",
+                            what, (long long)n, (unsigned long long)max_bytes);
+}
+
 /* ---- helpers ---------------------------------------------------------- */
 
 AVK_INLINE void *dalloc(dctx *c, size_t size, size_t align)
@@ -163,13 +174,7 @@ AVK_INLINE avk_status read_length(dctx *c, uint64_t *len, uint64_t off, const ch
     avk_reader *r = c->r;
     int64_t n;
     AVK_TRY(avk_reader_read_long(r, &n, c->err));
-    if (AVK_UNLIKELY(n < 0))
-        return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "negative %s length %lld", what,
-                                (long long)n);
-    if (AVK_UNLIKELY((uint64_t)n > c->limits->max_bytes))
-        return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
-                                "%s length %lld is above max_bytes (%llu)", what, (long long)n,
-                                (unsigned long long)c->limits->max_bytes);
+    AVK_TRY(avki_check_length(n, c->limits->max_bytes, off, what, c->err));
     if (AVK_UNLIKELY(c->memory && (uint64_t)n > (uint64_t)(r->end - r->pos)))
         return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
                                 "%s length %lld but only %zu bytes remain", what, (long long)n,
@@ -362,28 +367,29 @@ static int decode_run(dctx *c, const avki_step *s, avk_value *fields)
 {
     uint32_t j, n = s->run;
     avk_reader *r = c->r;
-    const uint8_t *start = r->pos;
+    const avki_kernels *k = (const avki_kernels *)r->kernels;
+    size_t avail = (size_t)(r->end - r->pos), used = 0;
+    /* The kernel directly: the whole run is buffered (the caller checked),
+     * and on a run this short the reader's wrapper costs as much as the
+     * kernel. A short count means a bad varint: nothing is consumed. */
     if (s->op == AVKI_OP_LONG) {
         int64_t tmp[AVKI_MAX_RUN];
-        if (AVK_UNLIKELY(avk_reader_read_longs(r, tmp, n, NULL) != AVK_OK)) {
-            r->pos = start;
+        if (AVK_UNLIKELY(k->decode_longs(r->pos, avail, tmp, n, &used) != n))
             return 1;
-        }
         for (j = 0; j < n; j++) {
             fields[j].type = s[j].type;
             fields[j].u.l = tmp[j];
         }
     } else {
         int32_t tmp[AVKI_MAX_RUN];
-        if (AVK_UNLIKELY(avk_reader_read_ints(r, tmp, n, NULL) != AVK_OK)) {
-            r->pos = start;
+        if (AVK_UNLIKELY(k->decode_ints(r->pos, avail, tmp, n, &used) != n))
             return 1;
-        }
         for (j = 0; j < n; j++) {
             fields[j].type = s[j].type;
             fields[j].u.i = tmp[j];
         }
     }
+    r->pos += used;
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #define AVK_BINARY_DECODE_INTERNAL_H
 
 #include "binary/plan_internal.h"
+#include "avrokit/macros.h"
 #include "common/arena.h"
 
 /* Fills err (path cleared) and returns st. */
@@ -16,6 +17,20 @@ avk_status avki_path_prepend(avk_error *err, avk_status st, const char *fmt, ...
 
 /* At the top: the root's name in front, and the path in front of the message. */
 void avki_path_finish(avk_error *err, const avk_type *root) __attribute__((cold));
+
+/* Cold: the error for a length n read at off that is negative
+ * (MALFORMED) or above max_bytes (LIMIT). */
+avk_status avki_length_error(avk_error *err, int64_t n, uint64_t max_bytes, uint64_t off,
+                             const char *what) __attribute__((cold));
+
+/* Checks a string, bytes or map key length just read at off. */
+static inline avk_status avki_check_length(int64_t n, uint64_t max_bytes, uint64_t off,
+                                           const char *what, avk_error *err)
+{
+    if (AVK_LIKELY(n >= 0 && (uint64_t)n <= max_bytes))
+        return AVK_OK;
+    return avki_length_error(err, n, max_bytes, off, what);
+}
 
 /* 1 when s[0..n) is valid UTF-8. */
 int avki_utf8_valid(const uint8_t *s, size_t n);

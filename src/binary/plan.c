@@ -279,7 +279,7 @@ avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_pla
         *out = NULL;
     if (!t || !out)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, 0, "avk_plan_new: NULL argument");
-    if (opts && opts->struct_size != sizeof *opts)
+    if (opts && opts->struct_size < sizeof *opts)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, 0,
                               "avk_plan_new: options struct_size %zu, expected %zu",
                               opts->struct_size, sizeof *opts);

@@ -90,13 +90,7 @@ AVK_INLINE avk_status skip_length(sctx *c, const char *what)
     int64_t n;
     uint64_t off = avk_reader_offset(r);
     AVK_TRY(avk_reader_read_long(r, &n, c->err));
-    if (AVK_UNLIKELY(n < 0))
-        return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "negative %s length %lld", what,
-                                (long long)n);
-    if (AVK_UNLIKELY((uint64_t)n > c->limits->max_bytes))
-        return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
-                                "%s length %lld is above max_bytes (%llu)", what, (long long)n,
-                                (unsigned long long)c->limits->max_bytes);
+    AVK_TRY(avki_check_length(n, c->limits->max_bytes, off, what, c->err));
     if (AVK_LIKELY((uint64_t)(r->end - r->pos) >= (uint64_t)n)) {
         r->pos += n;
         return AVK_OK;

@@ -1,4 +1,4 @@
-/* Shared helpers for the cmocka suites: includes, exact-value asserts, seeded values, kernel check. */
+/* Shared helpers for the cmocka suites: asserts, seeded values, kernel check, schemas, plans, hex, files. */
 #ifndef AVKT_H
 #define AVKT_H
 
@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "avrokit/avrokit.h"
@@ -59,5 +60,45 @@ int32_t avkt_mixed_int(avkt_rng *r);
  * first runnable kernel) and prints which kernel runs. Add it first to
  * every suite so per-kernel runs show what they exercised. */
 void avkt_test_kernel_choice(void **state);
+
+/* Schemas in tests are written with ' for " to stay readable; avkt_q()
+ * turns such text into JSON. The result lives until the next avkt_q()
+ * call but one. */
+const char *avkt_q(const char *sq);
+
+/* Parses JSON schema text that must be valid; a failure names file:line. */
+avk_schema *avkt_parse_at(const char *json, size_t len, const char *file, int line);
+
+/* Parses JSON text that must be valid. */
+#define AVKT_PARSE_RAW(json) avkt_parse_at((json), strlen(json), __FILE__, __LINE__)
+/* The same for the single-quoted notation. */
+#define AVKT_PARSE(sq) AVKT_PARSE_RAW(avkt_q(sq))
+
+/* A plan for t with flags, limits (NULL: defaults) and encode block size
+ * (0: the default); a failure fails the test. */
+avk_plan *avkt_plan_new(const avk_type *t, unsigned flags, const avk_limits *limits,
+                        size_t block_items);
+
+/* Hex text (even length, no separators) to bytes; returns the byte count,
+ * or (size_t)-1 when not hex or longer than cap. */
+size_t avkt_hex_decode(const char *hex, uint8_t *out, size_t cap);
+
+/* As avkt_hex_decode for hex the test wrote: bad hex fails the test. */
+size_t avkt_unhex(const char *hex, uint8_t *out, size_t cap);
+
+/* Fails the test, printing both in hex, unless got equals want. */
+void avkt_assert_bytes(const uint8_t *got, size_t got_len, const uint8_t *want, size_t want_len);
+
+/* The whole file, NUL-terminated, its length in *len (when len is not
+ * NULL); NULL when it cannot be opened. A failed read fails the test. */
+char *avkt_read_file(const char *path, size_t *len);
+
+/* Whether dir/apache/relative exists, dir being the suite's
+ * AVK_INTEROP_DIR (empty when unknown); when not, prints a SKIPPED note. */
+int avkt_interop_available(const char *dir, const char *relative);
+
+/* The whole file dir/apache/relative as avkt_read_file reads it; NULL,
+ * after the SKIPPED note, when it is absent (the caller then skips). */
+char *avkt_interop_read(const char *dir, const char *relative, size_t *len);
 
 #endif

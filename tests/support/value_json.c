@@ -9,31 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "avkt.h"
+
 /* Decimal magnitudes up to this many bytes (far beyond any test's). */
 #define DEC_MAX 64
 
 /* ---- small parsers ----------------------------------------------------------------------- */
-
-size_t avkt_hex_decode(const char *hex, uint8_t *out, size_t cap)
-{
-    size_t n = strlen(hex), i;
-    if (n % 2 != 0 || n / 2 > cap)
-        return (size_t)-1;
-    for (i = 0; i < n; i++) {
-        char c = hex[i];
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-        if (d < 0)
-            return (size_t)-1;
-        if (i % 2 == 0)
-            out[i / 2] = (uint8_t)(d << 4);
-        else
-            out[i / 2] |= (uint8_t)d;
-    }
-    return n / 2;
-}
 
 /* Exactly n decimal digits at *s into *v; advances *s. */
 static int digits(const char **s, int n, int64_t *v)

@@ -82,8 +82,4 @@ int avkt_parse_time(const char *s, int64_t *nanos);
  * nanoseconds (0..999999999) since the epoch in UTC. */
 int avkt_parse_datetime(const char *s, int64_t *seconds, int32_t *nanos);
 
-/* Hex text (even length, no separators) to bytes; returns the byte count,
- * or (size_t)-1 when not hex or longer than cap. */
-size_t avkt_hex_decode(const char *hex, uint8_t *out, size_t cap);
-
 #endif

@@ -9,46 +9,6 @@
 
 /* ---- helpers -------------------------------------------------------------------- */
 
-static avk_schema *parse(const char *json)
-{
-    avk_schema *s = NULL;
-    avk_error err;
-    if (avk_schema_parse(json, strlen(json), NULL, &s, &err) != AVK_OK)
-        fail_msg("schema did not parse: %s (%s)", err.message, json);
-    return s;
-}
-
-static avk_plan *plan_for(const avk_type *t, unsigned flags, size_t block_items, size_t max_depth)
-{
-    avk_plan_options o;
-    avk_plan *p = NULL;
-    memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
-    o.flags = flags;
-    o.block_items = block_items;
-    o.limits.max_depth = max_depth;
-    AVKT_OK(avk_plan_new(t, &o, &p, NULL));
-    return p;
-}
-
-static void hex(char *out, size_t cap, const uint8_t *p, size_t n)
-{
-    size_t i, used = 0;
-    out[0] = 0;
-    for (i = 0; i < n && used + 4 < cap; i++)
-        used += (size_t)snprintf(out + used, cap - used, "%02x ", p[i]);
-}
-
-static void assert_bytes(const uint8_t *got, size_t got_len, const uint8_t *want, size_t want_len)
-{
-    if (got_len != want_len || (want_len && memcmp(got, want, want_len) != 0)) {
-        char a[1024], b[1024];
-        hex(a, sizeof a, got, got_len);
-        hex(b, sizeof b, want, want_len);
-        fail_msg("bytes differ:\n got  (%zu) %s\n want (%zu) %s", got_len, a, want_len, b);
-    }
-}
-
 /* A schema, its plan, a memory writer and a builder over them. */
 typedef struct fix {
     avk_schema *s;
@@ -60,9 +20,12 @@ typedef struct fix {
 
 static void fix_open(fix *f, const char *json, unsigned flags, size_t block_items, size_t depth)
 {
+    avk_limits lim;
     memset(f, 0, sizeof *f);
-    f->s = parse(json);
-    f->p = plan_for(avk_schema_root(f->s), flags, block_items, depth);
+    memset(&lim, 0, sizeof lim);
+    lim.max_depth = depth;
+    f->s = AVKT_PARSE_RAW(json);
+    f->p = avkt_plan_new(avk_schema_root(f->s), flags, &lim, block_items);
     AVKT_OK(avk_writer_init_memory(&f->w, NULL, NULL));
     AVKT_OK(avk_builder_new(f->p, &f->w, NULL, &f->b, NULL));
 }
@@ -80,7 +43,7 @@ static void expect_bytes(fix *f, const uint8_t *want, size_t want_len)
 {
     size_t len;
     const uint8_t *data = avk_writer_data(&f->w, &len);
-    assert_bytes(data, len, want, want_len);
+    avkt_assert_bytes(data, len, want, want_len);
     avk_writer_reset(&f->w);
 }
 
@@ -655,8 +618,8 @@ static void test_wide_varint_runs(void **state)
         avk_writer w;
         avk_writer_options o;
         avk_builder *b;
-        avk_schema *s = parse(wide_schema());
-        avk_plan *p = plan_for(avk_schema_root(s), 0, 0, 0);
+        avk_schema *s = AVKT_PARSE_RAW(wide_schema());
+        avk_plan *p = avkt_plan_new(avk_schema_root(s), 0, NULL, 0);
         avk_error err;
         avk_status st = AVK_OK;
         memset(&o, 0, sizeof o);
@@ -907,7 +870,7 @@ static void test_builder_equals_encode(void **state)
                 assert_true(avk_builder_complete(f.b));
                 edata = avk_writer_data(&ew, &elen);
                 bdata = avk_writer_data(&f.w, &blen);
-                assert_bytes(bdata, blen, edata, elen);
+                avkt_assert_bytes(bdata, blen, edata, elen);
                 avk_arena_reset(arena);
                 avk_reader_init_memory(&rd, bdata, blen);
                 if (avk_plan_decode(f.p, &rd, arena, &back, &f.err) != AVK_OK)
@@ -1028,8 +991,8 @@ static void test_writer_limit(void **state)
     o.max_size = 8;
     AVKT_OK(avk_writer_init_memory(&w, &o, NULL));
     {
-        avk_schema *s2 = parse("{\"type\":\"array\",\"items\":\"string\"}");
-        avk_plan *p = plan_for(avk_schema_root(s2), 0, 2, 0);
+        avk_schema *s2 = AVKT_PARSE_RAW("{\"type\":\"array\",\"items\":\"string\"}");
+        avk_plan *p = avkt_plan_new(avk_schema_root(s2), 0, NULL, 2);
         AVKT_OK(avk_builder_new(p, &w, NULL, &b, NULL));
         AVKT_OK(avk_builder_array_begin(b, &f.err));
         AVKT_OK(avk_builder_string(b, "abc", 3, &f.err));

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cJSON.h>
 
@@ -20,63 +19,9 @@
 
 /* ---- schemas, plans, arenas ------------------------------------------------------------ */
 
-/* Schemas below are written with ' for " to stay readable; q() turns them
- * into JSON. The result lives until the next q() call but one. */
-static const char *q(const char *sq)
-{
-    static char *bufs[2];
-    static int next;
-    size_t n = strlen(sq), i;
-    char *b;
-    next ^= 1;
-    free(bufs[next]);
-    b = bufs[next] = (char *)malloc(n + 1);
-    assert_non_null(b);
-    for (i = 0; i <= n; i++)
-        b[i] = sq[i] == '\'' ? '"' : sq[i];
-    return b;
-}
-
-static avk_schema *parse_json_at(const char *json, size_t len, const char *file, int line)
-{
-    avk_schema *s = NULL;
-    avk_error err;
-    avk_status st;
-    memset(&err, 0, sizeof err);
-    st = avk_schema_parse(json, len, NULL, &s, &err);
-    if (st != AVK_OK)
-        fail_msg("%s:%d: schema parse returned %s: %s\n  schema: %.300s", file, line,
-                 avk_status_name(st), err.message, json);
-    return s;
-}
-
-#define PARSE_RAW(json) parse_json_at((json), strlen(json), __FILE__, __LINE__)
-#define PARSE(sq) PARSE_RAW(q(sq))
-
-/* A plan with flags, limits (NULL: defaults) and encode block size. */
-static avk_plan *plan_with(const avk_type *t, unsigned flags, const avk_limits *limits,
-                           size_t block_items)
-{
-    avk_plan_options o;
-    avk_plan *p = NULL;
-    avk_error err;
-    avk_status st;
-    memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
-    o.flags = flags;
-    if (limits)
-        o.limits = *limits;
-    o.block_items = block_items;
-    st = avk_plan_new(t, &o, &p, &err);
-    if (st != AVK_OK)
-        fail_msg("avk_plan_new returned %s: %s", avk_status_name(st), err.message);
-    assert_non_null(p);
-    return p;
-}
-
 static avk_plan *plan_of(const avk_type *t)
 {
-    return plan_with(t, 0, NULL, 0);
+    return avkt_plan_new(t, 0, NULL, 0);
 }
 
 static avk_arena *arena_new(void)
@@ -131,9 +76,7 @@ static void bb_str(bb *b, const char *s)
 static void bb_hex(bb *b, const char *hex)
 {
     uint8_t tmp[4096];
-    size_t n = avkt_hex_decode(hex, tmp, sizeof tmp);
-    assert_true(n != (size_t)-1);
-    bb_put(b, tmp, n);
+    bb_put(b, tmp, avkt_unhex(hex, tmp, sizeof tmp));
 }
 
 /* A block with its byte size: count (negated), size, items. */
@@ -305,9 +248,9 @@ static void value_of(avk_value *v, const avk_type *t, const char *json, avk_aren
 static void roundtrip_at(const char *schema_sq, const char *json, const char *want_hex,
                          const char *file, int line)
 {
-    avk_schema *s = parse_json_at(q(schema_sq), strlen(q(schema_sq)), file, line);
+    avk_schema *s = avkt_parse_at(avkt_q(schema_sq), strlen(avkt_q(schema_sq)), file, line);
     const avk_type *t = avk_schema_root(s);
-    avk_plan *plan = plan_of(t), *copy = plan_with(t, AVK_PLAN_COPY_STRINGS, NULL, 0);
+    avk_plan *plan = plan_of(t), *copy = avkt_plan_new(t, AVK_PLAN_COPY_STRINGS, NULL, 0);
     avk_arena *a = arena_new();
     avk_value v;
     uint8_t *enc;
@@ -325,7 +268,7 @@ static void roundtrip_at(const char *schema_sq, const char *json, const char *wa
     check_decodes_to(plan, copy, enc, n, &v, what);
     free(enc);
     for (bi = 1; bi <= 2; bi++) {
-        avk_plan *bp = plan_with(t, AVK_PLAN_BLOCK_SIZES, NULL, bi);
+        avk_plan *bp = avkt_plan_new(t, AVK_PLAN_BLOCK_SIZES, NULL, bi);
         char w2[1100];
         snprintf(w2, sizeof w2, "%s [blocks of %zu with sizes]", what, bi);
         enc = encode_at(bp, &v, &n, w2);
@@ -479,42 +422,17 @@ static void decode_ok(const avk_plan *p, input *in, const uint8_t *data, size_t 
 
 /* ---- interop tables -------------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return buf;
-}
-
 /* The table as a cJSON tree, or NULL (and a message) when the interop
  * directory is absent. */
 static cJSON *load_table(const char *name)
 {
     char path[4096];
-    struct stat st;
     char *text;
     cJSON *j;
-    snprintf(path, sizeof path, "%s/apache/tables/%s", AVK_INTEROP_DIR, name);
-    if (!AVK_INTEROP_DIR[0] || stat(path, &st) != 0) {
-        print_message("SKIPPED: interop table %s not found (AVK_INTEROP_DIR=\"%s\")\n", name,
-                      AVK_INTEROP_DIR);
+    snprintf(path, sizeof path, "tables/%s", name);
+    text = avkt_interop_read(AVK_INTEROP_DIR, path, NULL);
+    if (!text)
         return NULL;
-    }
-    text = read_file(path, NULL);
-    assert_non_null(text);
     j = cJSON_Parse(text);
     free(text);
     assert_non_null(j);
@@ -526,7 +444,7 @@ static avk_schema *parse_cjson(const cJSON *schema)
     char *text = cJSON_PrintUnformatted(schema);
     avk_schema *s;
     assert_non_null(text);
-    s = PARSE_RAW(text);
+    s = AVKT_PARSE_RAW(text);
     free(text);
     return s;
 }
@@ -552,7 +470,7 @@ static void test_interop_schema_datum_binary(void **state)
     {
         avk_schema *s = parse_cjson(cJSON_GetObjectItem(row, "schema"));
         const avk_type *t = avk_schema_root(s);
-        avk_plan *plan = plan_of(t), *copy = plan_with(t, AVK_PLAN_COPY_STRINGS, NULL, 0);
+        avk_plan *plan = plan_of(t), *copy = avkt_plan_new(t, AVK_PLAN_COPY_STRINGS, NULL, 0);
         avk_arena *a = arena_new();
         avk_value datum, back;
         char why[512], what[600], *schema_text, *got_hex;
@@ -641,7 +559,7 @@ static void test_interop_plain_reads(void **state)
             lim.max_items = UINT64_MAX;
             lim.max_bytes = UINT64_MAX;
         }
-        plan = plan_with(t, 0, &lim, 0);
+        plan = avkt_plan_new(t, 0, &lim, 0);
         if (!error && avk_type_kind(t) == AVK_RECORD &&
             avk_type_kind(avk_field_type(avk_type_field(t, 0))) == AVK_ENUM &&
             avk_type_enum_default(avk_field_type(avk_type_field(t, 0))) >= 0 &&
@@ -1054,7 +972,7 @@ static void test_multiblock_typed_arrays(void **state)
     (void)state;
 
     /* long: a block of 2, a sized block of 3, a block of 1, end. */
-    s = PARSE("{'type': 'array', 'items': 'long'}");
+    s = AVKT_PARSE("{'type': 'array', 'items': 'long'}");
     p = plan_of(avk_schema_root(s));
     bb_long(&b, 2);
     bb_long(&b, 1);
@@ -1085,7 +1003,7 @@ static void test_multiblock_typed_arrays(void **state)
     bb_free(&items);
 
     /* int, 40 blocks of 1 to 40 items with and without sizes: 820 items. */
-    s = PARSE("{'type': 'array', 'items': 'int'}");
+    s = AVKT_PARSE("{'type': 'array', 'items': 'int'}");
     p = plan_of(avk_schema_root(s));
     {
         int64_t blk, next = -400;
@@ -1145,7 +1063,7 @@ static void test_multiblock_typed_arrays(void **state)
         size_t c;
         for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             int pass;
-            s = PARSE(cases[c].schema);
+            s = AVKT_PARSE(cases[c].schema);
             p = plan_of(avk_schema_root(s));
             for (pass = 0; pass < 2; pass++) { /* plain counts, then sized blocks */
                 avk_arena *va = arena_new();
@@ -1164,7 +1082,7 @@ static void test_multiblock_typed_arrays(void **state)
                     }
                 }
                 bb_long(&b, 0);
-                value_of(&want, avk_schema_root(s), q(cases[c].json), va);
+                value_of(&want, avk_schema_root(s), avkt_q(cases[c].json), va);
                 snprintf(what, sizeof what, "multi-block %s pass %d", cases[c].schema, pass);
                 check_decodes_to(p, NULL, b.p, b.len, &want, what);
                 avk_arena_free(va);
@@ -1187,7 +1105,7 @@ static void test_multiblock_boxed(void **state)
     bb b = {0}, items = {0};
     (void)state;
 
-    s = PARSE("{'type': 'array', 'items': 'string'}");
+    s = AVKT_PARSE("{'type': 'array', 'items': 'string'}");
     p = plan_of(avk_schema_root(s));
     a = arena_new();
     bb_long(&b, 1);
@@ -1206,7 +1124,7 @@ static void test_multiblock_boxed(void **state)
     bb_free(&b);
     bb_free(&items);
 
-    s = PARSE("{'type': 'map', 'values': 'int'}");
+    s = AVKT_PARSE("{'type': 'map', 'values': 'int'}");
     p = plan_of(avk_schema_root(s));
     a = arena_new();
     bb_long(&b, 1);
@@ -1227,9 +1145,10 @@ static void test_multiblock_boxed(void **state)
     bb_free(&items);
 
     /* Records and nested arrays, blocks of one item each. */
-    s = PARSE("{'type': 'array', 'items': {'type': 'record', 'name': 'R', 'fields': ["
-              "{'name': 'x', 'type': 'int'}, {'name': 'ys', 'type': {'type': 'array', 'items': "
-              "'long'}}]}}");
+    s = AVKT_PARSE(
+        "{'type': 'array', 'items': {'type': 'record', 'name': 'R', 'fields': ["
+        "{'name': 'x', 'type': 'int'}, {'name': 'ys', 'type': {'type': 'array', 'items': "
+        "'long'}}]}}");
     p = plan_of(avk_schema_root(s));
     a = arena_new();
     {
@@ -1256,45 +1175,35 @@ static void test_multiblock_boxed(void **state)
     bb_free(&b);
 }
 
+/* v encoded under a plan of t with flags and block_items is exactly want_hex. */
+static void expect_layout(const avk_type *t, unsigned flags, size_t block_items, const avk_value *v,
+                          const char *what, const char *want_hex)
+{
+    avk_plan *p = avkt_plan_new(t, flags, NULL, block_items);
+    size_t n;
+    uint8_t *enc = encode_at(p, v, &n, what);
+    char *hex = hex_of(enc, n);
+    assert_string_equal(hex, want_hex);
+    free(hex);
+    free(enc);
+    avk_plan_free(p);
+}
+
 /* The encoder's block layout under block_items and AVK_PLAN_BLOCK_SIZES. */
 static void test_encode_block_layout(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'array', 'items': 'long'}");
-    avk_schema *m = PARSE("{'type': 'map', 'values': 'int'}");
+    avk_schema *s = AVKT_PARSE("{'type': 'array', 'items': 'long'}");
+    avk_schema *m = AVKT_PARSE("{'type': 'map', 'values': 'int'}");
     avk_arena *a = arena_new();
     avk_value v, mv;
-    avk_plan *p;
-    uint8_t *enc;
-    size_t n;
-    char *hex;
     (void)state;
     value_of(&v, avk_schema_root(s), "[1, 2, 3]", a);
     value_of(&mv, avk_schema_root(m), "{\"a\": 1, \"b\": 2, \"c\": 3}", a);
-
-    p = plan_with(avk_schema_root(s), 0, NULL, 2);
-    enc = encode_at(p, &v, &n, "blocks of 2");
-    hex = hex_of(enc, n);
-    assert_string_equal(hex, "04020402" "0600");
-    free(hex);
-    free(enc);
-    avk_plan_free(p);
-
-    p = plan_with(avk_schema_root(s), AVK_PLAN_BLOCK_SIZES, NULL, 2);
-    enc = encode_at(p, &v, &n, "blocks of 2 with sizes");
-    hex = hex_of(enc, n);
-    assert_string_equal(hex, "030402040102" "0600");
-    free(hex);
-    free(enc);
-    avk_plan_free(p);
-
-    p = plan_with(avk_schema_root(m), AVK_PLAN_BLOCK_SIZES, NULL, 2);
-    enc = encode_at(p, &mv, &n, "map blocks of 2 with sizes");
-    hex = hex_of(enc, n);
-    assert_string_equal(hex, "030c0261020262040106026306" "00");
-    free(hex);
-    free(enc);
-    avk_plan_free(p);
-
+    expect_layout(avk_schema_root(s), 0, 2, &v, "blocks of 2", "04020402" "0600");
+    expect_layout(avk_schema_root(s), AVK_PLAN_BLOCK_SIZES, 2, &v, "blocks of 2 with sizes",
+                  "030402040102" "0600");
+    expect_layout(avk_schema_root(m), AVK_PLAN_BLOCK_SIZES, 2, &mv, "map blocks of 2 with sizes",
+                  "030c0261020262040106026306" "00");
     avk_arena_free(a);
     avk_schema_free(s);
     avk_schema_free(m);
@@ -1310,13 +1219,13 @@ static int inside(const void *p, const void *base, size_t len)
 
 static void test_views_and_copies(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'record', 'name': 'V', 'fields': ["
-                          "{'name': 's', 'type': 'string'}, {'name': 'b', 'type': 'bytes'},"
-                          "{'name': 'f', 'type': {'type': 'fixed', 'name': 'F3', 'size': 3}},"
-                          "{'name': 'm', 'type': {'type': 'map', 'values': 'string'}},"
-                          "{'name': 'a', 'type': {'type': 'array', 'items': 'string'}}]}");
+    avk_schema *s = AVKT_PARSE("{'type': 'record', 'name': 'V', 'fields': ["
+                               "{'name': 's', 'type': 'string'}, {'name': 'b', 'type': 'bytes'},"
+                               "{'name': 'f', 'type': {'type': 'fixed', 'name': 'F3', 'size': 3}},"
+                               "{'name': 'm', 'type': {'type': 'map', 'values': 'string'}},"
+                               "{'name': 'a', 'type': {'type': 'array', 'items': 'string'}}]}");
     const avk_type *t = avk_schema_root(s);
-    avk_plan *view = plan_of(t), *copy = plan_with(t, AVK_PLAN_COPY_STRINGS, NULL, 0);
+    avk_plan *view = plan_of(t), *copy = avkt_plan_new(t, AVK_PLAN_COPY_STRINGS, NULL, 0);
     static uint8_t first[1 << 16];
     avk_arena_options ao;
     bb b = {0};
@@ -1397,7 +1306,7 @@ static void test_views_and_copies(void **state)
  * reader, for decode and skip, at an offset within the prefix. */
 static void check_all_prefixes(const char *schema_sq, const char *json)
 {
-    avk_schema *s = PARSE(schema_sq);
+    avk_schema *s = AVKT_PARSE(schema_sq);
     const avk_type *t = avk_schema_root(s);
     avk_plan *p = plan_of(t);
     avk_arena *a = arena_new();
@@ -1472,7 +1381,7 @@ static void test_truncated_every_prefix(void **state)
 /* Truncation inside sized blocks, which a skip jumps over. */
 static void test_truncated_sized_blocks(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'array', 'items': 'string'}");
+    avk_schema *s = AVKT_PARSE("{'type': 'array', 'items': 'string'}");
     avk_plan *p = plan_of(avk_schema_root(s));
     bb b = {0}, items = {0};
     (void)state;
@@ -1520,7 +1429,7 @@ static void test_truncated_sized_blocks(void **state)
 static void expect_truncated_small_alloc(const char *schema_sq, const char *hex, uint64_t offset,
                                          const char *path, int unlimited)
 {
-    avk_schema *s = PARSE(schema_sq);
+    avk_schema *s = AVKT_PARSE(schema_sq);
     avk_limits lim;
     avk_plan *p;
     memset(&lim, 0, sizeof lim);
@@ -1529,7 +1438,7 @@ static void expect_truncated_small_alloc(const char *schema_sq, const char *hex,
         lim.max_items = UINT64_MAX;
         lim.max_memory = UINT64_MAX;
     }
-    p = plan_with(avk_schema_root(s), 0, &lim, 0);
+    p = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
     avkt_failalloc fa;
     avk_arena_options ao;
     avk_arena *a = NULL;
@@ -1597,10 +1506,10 @@ static void test_lengths_beyond_input(void **state)
 
 static void test_negative_lengths(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'record', 'name': 'User', 'fields': ["
-                          "{'name': 'name', 'type': 'string'}, {'name': 'age', 'type': 'int'},"
-                          "{'name': 'tags', 'type': {'type': 'array', 'items': 'bytes'}},"
-                          "{'name': 'm', 'type': {'type': 'map', 'values': 'int'}}]}");
+    avk_schema *s = AVKT_PARSE("{'type': 'record', 'name': 'User', 'fields': ["
+                               "{'name': 'name', 'type': 'string'}, {'name': 'age', 'type': 'int'},"
+                               "{'name': 'tags', 'type': {'type': 'array', 'items': 'bytes'}},"
+                               "{'name': 'm', 'type': {'type': 'map', 'values': 'int'}}]}");
     avk_plan *p = plan_of(avk_schema_root(s));
     (void)state;
     EXPECT_ERROR_HEX(p, "13", AVK_ERR_MALFORMED, 0, "User.fields[0]", SKIP_SAME);
@@ -1618,15 +1527,15 @@ static void test_negative_lengths(void **state)
 
 static void test_index_out_of_range(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'record', 'name': 'R', 'fields': ["
-                          "{'name': 'x', 'type': 'int'},"
-                          "{'name': 'u', 'type': ['null', 'string']},"
-                          "{'name': 'e', 'type': {'type': 'enum', 'name': 'ns.E', 'symbols': "
-                          "['A', 'B']}},"
-                          "{'name': 'a', 'type': {'type': 'array', 'items': ['null', 'int', "
-                          "'ns.E']}}]}");
-    avk_schema *u = PARSE("['null', 'long']");
-    avk_schema *e = PARSE("{'type': 'enum', 'name': 'E', 'symbols': ['A', 'B']}");
+    avk_schema *s = AVKT_PARSE("{'type': 'record', 'name': 'R', 'fields': ["
+                               "{'name': 'x', 'type': 'int'},"
+                               "{'name': 'u', 'type': ['null', 'string']},"
+                               "{'name': 'e', 'type': {'type': 'enum', 'name': 'ns.E', 'symbols': "
+                               "['A', 'B']}},"
+                               "{'name': 'a', 'type': {'type': 'array', 'items': ['null', 'int', "
+                               "'ns.E']}}]}");
+    avk_schema *u = AVKT_PARSE("['null', 'long']");
+    avk_schema *e = AVKT_PARSE("{'type': 'enum', 'name': 'E', 'symbols': ['A', 'B']}");
     avk_plan *p = plan_of(avk_schema_root(s)), *pu = plan_of(avk_schema_root(u)),
              *pe = plan_of(avk_schema_root(e));
     (void)state;
@@ -1658,8 +1567,8 @@ static void test_index_out_of_range(void **state)
 
 static void test_boolean_bytes(void **state)
 {
-    avk_schema *s = PARSE("'boolean'");
-    avk_schema *a = PARSE("{'type': 'array', 'items': 'boolean'}");
+    avk_schema *s = AVKT_PARSE("'boolean'");
+    avk_schema *a = AVKT_PARSE("{'type': 'array', 'items': 'boolean'}");
     avk_plan *p = plan_of(avk_schema_root(s)), *pa = plan_of(avk_schema_root(a));
     char hex[64];
     int x;
@@ -1716,15 +1625,15 @@ static void test_utf8(void **state)
         {"e282", 0},           /* cut short at the end of the string */
         {"61e2826162", 0},     /* cut short in the middle */
     };
-    avk_schema *s = PARSE("'string'");
-    avk_schema *r = PARSE("{'type': 'record', 'name': 'R', 'fields': ["
-                          "{'name': 'a', 'type': {'type': 'array', 'items': 'string'}},"
-                          "{'name': 'm', 'type': {'type': 'map', 'values': 'string'}}]}");
-    avk_plan *check = plan_with(avk_schema_root(s), AVK_PLAN_CHECK_UTF8, NULL, 0);
+    avk_schema *s = AVKT_PARSE("'string'");
+    avk_schema *r = AVKT_PARSE("{'type': 'record', 'name': 'R', 'fields': ["
+                               "{'name': 'a', 'type': {'type': 'array', 'items': 'string'}},"
+                               "{'name': 'm', 'type': {'type': 'map', 'values': 'string'}}]}");
+    avk_plan *check = avkt_plan_new(avk_schema_root(s), AVK_PLAN_CHECK_UTF8, NULL, 0);
     avk_plan *check_copy =
-        plan_with(avk_schema_root(s), AVK_PLAN_CHECK_UTF8 | AVK_PLAN_COPY_STRINGS, NULL, 0);
+        avkt_plan_new(avk_schema_root(s), AVK_PLAN_CHECK_UTF8 | AVK_PLAN_COPY_STRINGS, NULL, 0);
     avk_plan *nocheck = plan_of(avk_schema_root(s));
-    avk_plan *rcheck = plan_with(avk_schema_root(r), AVK_PLAN_CHECK_UTF8, NULL, 0);
+    avk_plan *rcheck = avkt_plan_new(avk_schema_root(r), AVK_PLAN_CHECK_UTF8, NULL, 0);
     size_t i;
     (void)state;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1766,10 +1675,10 @@ static void test_utf8(void **state)
 
 static void test_bad_varints(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'record', 'name': 'V', 'fields': ["
-                          "{'name': 'i', 'type': 'int'}, {'name': 'l', 'type': 'long'},"
-                          "{'name': 'ai', 'type': {'type': 'array', 'items': 'int'}},"
-                          "{'name': 'al', 'type': {'type': 'array', 'items': 'long'}}]}");
+    avk_schema *s = AVKT_PARSE("{'type': 'record', 'name': 'V', 'fields': ["
+                               "{'name': 'i', 'type': 'int'}, {'name': 'l', 'type': 'long'},"
+                               "{'name': 'ai', 'type': {'type': 'array', 'items': 'int'}},"
+                               "{'name': 'al', 'type': {'type': 'array', 'items': 'long'}}]}");
     avk_plan *p = plan_of(avk_schema_root(s));
     (void)state;
     /* The reader's convention (tests/unit/reader_test.c): a varint too long
@@ -1799,9 +1708,9 @@ static void test_bad_varints(void **state)
 
 static void test_block_count_int64_min(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'array', 'items': 'null'}");
-    avk_schema *l = PARSE("{'type': 'array', 'items': 'long'}");
-    avk_schema *m = PARSE("{'type': 'map', 'values': 'long'}");
+    avk_schema *s = AVKT_PARSE("{'type': 'array', 'items': 'null'}");
+    avk_schema *l = AVKT_PARSE("{'type': 'array', 'items': 'long'}");
+    avk_schema *m = AVKT_PARSE("{'type': 'map', 'values': 'long'}");
     avk_plan *p = plan_of(avk_schema_root(s)), *pl = plan_of(avk_schema_root(l)),
              *pm = plan_of(avk_schema_root(m));
     (void)state;
@@ -1822,14 +1731,16 @@ static void test_block_count_int64_min(void **state)
 
 static void test_zero_byte_floods(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'array', 'items': 'null'}");
-    avk_schema *r = PARSE("{'type': 'array', 'items': {'type': 'record', 'name': 'R', 'fields': "
-                          "[{'name': 'n', 'type': 'null'}]}}");
-    avk_schema *f0 = PARSE("{'type': 'array', 'items': {'type': 'fixed', 'name': 'Z', 'size': 0}}");
-    avk_schema *two = PARSE("{'type': 'record', 'name': 'Two', 'fields': ["
-                            "{'name': 'a', 'type': {'type': 'array', 'items': 'null'}},"
-                            "{'name': 'b', 'type': {'type': 'array', 'items': 'null'}}]}");
-    avk_schema *mp = PARSE("{'type': 'array', 'items': {'type': 'map', 'values': 'null'}}");
+    avk_schema *s = AVKT_PARSE("{'type': 'array', 'items': 'null'}");
+    avk_schema *r =
+        AVKT_PARSE("{'type': 'array', 'items': {'type': 'record', 'name': 'R', 'fields': "
+                   "[{'name': 'n', 'type': 'null'}]}}");
+    avk_schema *f0 =
+        AVKT_PARSE("{'type': 'array', 'items': {'type': 'fixed', 'name': 'Z', 'size': 0}}");
+    avk_schema *two = AVKT_PARSE("{'type': 'record', 'name': 'Two', 'fields': ["
+                                 "{'name': 'a', 'type': {'type': 'array', 'items': 'null'}},"
+                                 "{'name': 'b', 'type': {'type': 'array', 'items': 'null'}}]}");
+    avk_schema *mp = AVKT_PARSE("{'type': 'array', 'items': {'type': 'map', 'values': 'null'}}");
     avk_limits lim;
     avk_plan *p = plan_of(avk_schema_root(s)), *p1000, *pr, *pf, *ptwo, *pm;
     bb b = {0};
@@ -1837,11 +1748,11 @@ static void test_zero_byte_floods(void **state)
     (void)state;
     memset(&lim, 0, sizeof lim);
     lim.max_empty_items = 1000;
-    p1000 = plan_with(avk_schema_root(s), 0, &lim, 0);
-    pr = plan_with(avk_schema_root(r), 0, &lim, 0);
-    pf = plan_with(avk_schema_root(f0), 0, &lim, 0);
-    ptwo = plan_with(avk_schema_root(two), 0, &lim, 0);
-    pm = plan_with(avk_schema_root(mp), 0, &lim, 0);
+    p1000 = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
+    pr = avkt_plan_new(avk_schema_root(r), 0, &lim, 0);
+    pf = avkt_plan_new(avk_schema_root(f0), 0, &lim, 0);
+    ptwo = avkt_plan_new(avk_schema_root(two), 0, &lim, 0);
+    pm = avkt_plan_new(avk_schema_root(mp), 0, &lim, 0);
 
     /* 2^40 nulls: the default limits refuse them without a loop per item. */
     bb_long(&b, (int64_t)1 << 40);
@@ -1943,11 +1854,11 @@ static void linked_list_bytes(bb *b, int n)
 
 static void test_depth_limit(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'record', 'name': 'LongList', 'fields': ["
-                          "{'name': 'value', 'type': 'long'},"
-                          "{'name': 'next', 'type': ['null', 'LongList']}]}");
-    avk_schema *na = PARSE("{'type': 'record', 'name': 'N', 'fields': ["
-                           "{'name': 'kids', 'type': {'type': 'array', 'items': 'N'}}]}");
+    avk_schema *s = AVKT_PARSE("{'type': 'record', 'name': 'LongList', 'fields': ["
+                               "{'name': 'value', 'type': 'long'},"
+                               "{'name': 'next', 'type': ['null', 'LongList']}]}");
+    avk_schema *na = AVKT_PARSE("{'type': 'record', 'name': 'N', 'fields': ["
+                                "{'name': 'kids', 'type': {'type': 'array', 'items': 'N'}}]}");
     avk_limits lim;
     avk_plan *p, *pn, *pdef = plan_of(avk_schema_root(s));
     bb b = {0};
@@ -1955,8 +1866,8 @@ static void test_depth_limit(void **state)
     (void)state;
     memset(&lim, 0, sizeof lim);
     lim.max_depth = 100;
-    p = plan_with(avk_schema_root(s), 0, &lim, 0);
-    pn = plan_with(avk_schema_root(na), 0, &lim, 0);
+    p = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
+    pn = avkt_plan_new(avk_schema_root(na), 0, &lim, 0);
 
     /* 200 nodes: 400 levels of record and union. */
     linked_list_bytes(&b, 200);
@@ -2064,12 +1975,12 @@ static void test_depth_limit(void **state)
 
 static void test_size_limits(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'record', 'name': 'L', 'fields': ["
-                          "{'name': 's', 'type': 'string'},"
-                          "{'name': 'a', 'type': {'type': 'array', 'items': 'long'}},"
-                          "{'name': 'm', 'type': {'type': 'map', 'values': 'int'}}]}");
-    avk_schema *big = PARSE("{'type': 'array', 'items': 'long'}");
-    avk_schema *boxed = PARSE("{'type': 'array', 'items': 'string'}");
+    avk_schema *s = AVKT_PARSE("{'type': 'record', 'name': 'L', 'fields': ["
+                               "{'name': 's', 'type': 'string'},"
+                               "{'name': 'a', 'type': {'type': 'array', 'items': 'long'}},"
+                               "{'name': 'm', 'type': {'type': 'map', 'values': 'int'}}]}");
+    avk_schema *big = AVKT_PARSE("{'type': 'array', 'items': 'long'}");
+    avk_schema *boxed = AVKT_PARSE("{'type': 'array', 'items': 'string'}");
     avk_limits lim;
     avk_plan *p, *pb, *px;
     bb b = {0};
@@ -2078,7 +1989,7 @@ static void test_size_limits(void **state)
     memset(&lim, 0, sizeof lim);
     lim.max_bytes = 4;
     lim.max_items = 3;
-    p = plan_with(avk_schema_root(s), 0, &lim, 0);
+    p = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
     /* max_bytes: 4 passes, 5 does not (the bytes are all there). */
     {
         avk_arena *a = arena_new();
@@ -2102,8 +2013,8 @@ static void test_size_limits(void **state)
     /* max_memory: 1000 longs take 8000 bytes of arena. */
     memset(&lim, 0, sizeof lim);
     lim.max_memory = 4096;
-    pb = plan_with(avk_schema_root(big), 0, &lim, 0);
-    px = plan_with(avk_schema_root(boxed), AVK_PLAN_COPY_STRINGS, &lim, 0);
+    pb = avkt_plan_new(avk_schema_root(big), 0, &lim, 0);
+    px = avkt_plan_new(avk_schema_root(boxed), AVK_PLAN_COPY_STRINGS, &lim, 0);
     bb_long(&b, 1000);
     for (i = 0; i < 1000; i++)
         bb_long(&b, i);
@@ -2190,19 +2101,41 @@ static const char *const complex_value =
     " 'u': {'x': 7, 'f': {'$bytes_hex': 'a1b2c3d4'}},"
     " 'l': {'value': 1, 'next': {'value': 2, 'next': {'value': 3, 'next': null}}}}";
 
-static void test_failing_allocator(void **state)
-{
-    avk_schema *s = PARSE(complex_schema);
-    const avk_type *t = avk_schema_root(s);
-    avk_plan *p = plan_with(t, AVK_PLAN_COPY_STRINGS, NULL, 0);
-    avk_arena *va = arena_new();
+/* complex_schema under a plan with flags, complex_value and its encoding. */
+typedef struct complex_case {
+    avk_schema *s;
+    const avk_type *t;
+    avk_plan *p;
+    avk_arena *va; /* holds want */
     avk_value want;
     uint8_t *enc;
     size_t n;
+} complex_case;
+
+static void complex_open(complex_case *c, unsigned flags)
+{
+    c->s = AVKT_PARSE(complex_schema);
+    c->t = avk_schema_root(c->s);
+    c->p = avkt_plan_new(c->t, flags, NULL, 0);
+    c->va = arena_new();
+    value_of(&c->want, c->t, avkt_q(complex_value), c->va);
+    c->enc = encode_at(c->p, &c->want, &c->n, "complex");
+}
+
+static void complex_close(complex_case *c)
+{
+    free(c->enc);
+    avk_arena_free(c->va);
+    avk_plan_free(c->p);
+    avk_schema_free(c->s);
+}
+
+static void test_failing_allocator(void **state)
+{
+    complex_case c;
     int how;
     (void)state;
-    value_of(&want, t, q(complex_value), va);
-    enc = encode_at(p, &want, &n, "complex");
+    complex_open(&c, AVK_PLAN_COPY_STRINGS);
     for (how = 0; how < HOW_STREAM_BIG; how++) {
         long k;
         int oks = 0;
@@ -2224,11 +2157,11 @@ static void test_failing_allocator(void **state)
                 AVKT_ASSERT_STATUS(st, AVK_ERR_NO_MEMORY);
                 continue;
             }
-            input_open(&in, enc, n, how);
+            input_open(&in, c.enc, c.n, how);
             memset(&err, 0, sizeof err);
-            st = avk_plan_decode(p, &in.r, a, &v, &err);
+            st = avk_plan_decode(c.p, &in.r, a, &v, &err);
             if (st == AVK_OK) {
-                assert_same_value(&v, &want, "decode under a failing allocator");
+                assert_same_value(&v, &c.want, "decode under a failing allocator");
                 oks++;
             } else {
                 AVKT_ASSERT_STATUS(st, AVK_ERR_NO_MEMORY);
@@ -2260,14 +2193,14 @@ static void test_failing_allocator(void **state)
             memset(&o, 0, sizeof o);
             o.struct_size = sizeof o;
             o.allocator = &fa.allocator;
-            st = avk_plan_new(t, &o, &pp, &err);
+            st = avk_plan_new(c.t, &o, &pp, &err);
             if (st == AVK_OK) {
                 avk_arena *a = arena_new();
                 avk_value v;
                 input in;
-                input_open(&in, enc, n, HOW_MEMORY);
+                input_open(&in, c.enc, c.n, HOW_MEMORY);
                 AVKT_OK(avk_plan_decode(pp, &in.r, a, &v, &err));
-                assert_same_value(&v, &want, "decode with a plan made under a failing allocator");
+                assert_same_value(&v, &c.want, "decode with a plan made under a failing allocator");
                 input_close(&in);
                 avk_arena_free(a);
                 avk_plan_free(pp);
@@ -2282,43 +2215,33 @@ static void test_failing_allocator(void **state)
         }
         print_message("plan: %ld allocation failure runs\n", k);
     }
-    free(enc);
-    avk_arena_free(va);
-    avk_plan_free(p);
-    avk_schema_free(s);
+    complex_close(&c);
 }
 
 /* After warm-up, decoding record after record into a reset arena calls
  * the allocator no more. */
 static void test_no_allocation_after_warmup(void **state)
 {
-    avk_schema *s = PARSE(complex_schema);
-    const avk_type *t = avk_schema_root(s);
-    avk_plan *p = plan_with(t, AVK_PLAN_COPY_STRINGS, NULL, 0);
-    avk_arena *a = arena_new(), *va = arena_new();
-    avk_value want, v;
-    uint8_t *enc;
-    size_t n, calls = 0;
+    complex_case c;
+    avk_arena *a = arena_new();
+    avk_value v;
+    size_t calls = 0;
     int i;
     (void)state;
-    value_of(&want, t, q(complex_value), va);
-    enc = encode_at(p, &want, &n, "complex");
+    complex_open(&c, AVK_PLAN_COPY_STRINGS);
     for (i = 0; i < 100; i++) {
         avk_reader r;
         avk_error err;
         avk_arena_reset(a);
-        avk_reader_init_memory(&r, enc, n);
-        AVKT_OK(avk_plan_decode(p, &r, a, &v, &err));
+        avk_reader_init_memory(&r, c.enc, c.n);
+        AVKT_OK(avk_plan_decode(c.p, &r, a, &v, &err));
         if (i == 2)
             calls = avk_arena_allocations(a);
     }
-    assert_same_value(&v, &want, "after 100 decodes");
+    assert_same_value(&v, &c.want, "after 100 decodes");
     assert_int_equal(avk_arena_allocations(a), calls);
-    free(enc);
     avk_arena_free(a);
-    avk_arena_free(va);
-    avk_plan_free(p);
-    avk_schema_free(s);
+    complex_close(&c);
 }
 
 /* ---- skip ------------------------------------------------------------------------------ */
@@ -2327,10 +2250,10 @@ static void test_no_allocation_after_warmup(void **state)
  * anything. */
 static void test_skip_sized_blocks_unread(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'record', 'name': 'S', 'fields': ["
-                          "{'name': 'a', 'type': {'type': 'array', 'items': 'string'}},"
-                          "{'name': 'm', 'type': {'type': 'map', 'values': ['null', 'long']}},"
-                          "{'name': 'z', 'type': 'int'}]}");
+    avk_schema *s = AVKT_PARSE("{'type': 'record', 'name': 'S', 'fields': ["
+                               "{'name': 'a', 'type': {'type': 'array', 'items': 'string'}},"
+                               "{'name': 'm', 'type': {'type': 'map', 'values': ['null', 'long']}},"
+                               "{'name': 'z', 'type': 'int'}]}");
     avk_plan *p = plan_of(avk_schema_root(s));
     bb b = {0}, junk = {0};
     input in;
@@ -2366,10 +2289,10 @@ static void test_skip_sized_blocks_unread(void **state)
  * places (found by fuzz_decode). Reported at the block's count. */
 static void test_block_size_mismatch(void **state)
 {
-    avk_schema *s = PARSE("{'type': 'array', 'items': 'long'}");
-    avk_schema *m = PARSE("{'type': 'map', 'values': 'int'}");
-    avk_schema *r = PARSE("{'type': 'record', 'name': 'R', 'fields': [{'name': 'a', 'type': "
-                          "{'type': 'array', 'items': {'type': 'array', 'items': 'int'}}}]}");
+    avk_schema *s = AVKT_PARSE("{'type': 'array', 'items': 'long'}");
+    avk_schema *m = AVKT_PARSE("{'type': 'map', 'values': 'int'}");
+    avk_schema *r = AVKT_PARSE("{'type': 'record', 'name': 'R', 'fields': [{'name': 'a', 'type': "
+                               "{'type': 'array', 'items': {'type': 'array', 'items': 'int'}}}]}");
     avk_plan *p = plan_of(avk_schema_root(s)), *pm = plan_of(avk_schema_root(m)),
              *pr = plan_of(avk_schema_root(r));
     (void)state;
@@ -2420,18 +2343,19 @@ static void test_skip_then_read(void **state)
     size_t c;
     (void)state;
     for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        avk_schema *s = PARSE(cases[c].schema);
-        avk_schema *tail = PARSE("'long'");
+        avk_schema *s = AVKT_PARSE(cases[c].schema);
+        avk_schema *tail = AVKT_PARSE("'long'");
         avk_plan *p = plan_of(avk_schema_root(s)), *pt;
         avk_arena *a = arena_new();
         avk_value v;
         uint8_t *enc;
         size_t n;
         int how, bs;
-        value_of(&v, avk_schema_root(s), q(cases[c].json), a);
+        value_of(&v, avk_schema_root(s), avkt_q(cases[c].json), a);
         pt = plan_of(avk_schema_root(tail));
         for (bs = 0; bs < 2; bs++) {
-            avk_plan *ep = bs ? plan_with(avk_schema_root(s), AVK_PLAN_BLOCK_SIZES, NULL, 1) : p;
+            avk_plan *ep =
+                bs ? avkt_plan_new(avk_schema_root(s), AVK_PLAN_BLOCK_SIZES, NULL, 1) : p;
             bb b = {0};
             enc = encode_at(ep, &v, &n, cases[c].json);
             bb_put(&b, enc, n);
@@ -2464,20 +2388,13 @@ static void test_skip_then_read(void **state)
 
 static void test_value_after_value(void **state)
 {
-    avk_schema *s = PARSE(complex_schema);
-    const avk_type *t = avk_schema_root(s);
-    avk_plan *p = plan_of(t);
-    avk_arena *va = arena_new();
-    avk_value want;
-    uint8_t *enc;
-    size_t n;
+    complex_case c;
     bb b = {0};
     int i, how;
     (void)state;
-    value_of(&want, t, q(complex_value), va);
-    enc = encode_at(p, &want, &n, "complex");
+    complex_open(&c, 0);
     for (i = 0; i < 50; i++)
-        bb_put(&b, enc, n);
+        bb_put(&b, c.enc, c.n);
     for (how = 0; how < HOW_COUNT; how++) {
         input in;
         avk_arena *a = arena_new();
@@ -2487,12 +2404,12 @@ static void test_value_after_value(void **state)
             avk_error err;
             avk_arena_reset(a);
             if (i % 3 == 2) {
-                AVKT_OK(avk_plan_skip(p, &in.r, &err));
+                AVKT_OK(avk_plan_skip(c.p, &in.r, &err));
             } else {
-                AVKT_OK(avk_plan_decode(p, &in.r, a, &v, &err));
-                assert_same_value(&v, &want, "value after value");
+                AVKT_OK(avk_plan_decode(c.p, &in.r, a, &v, &err));
+                assert_same_value(&v, &c.want, "value after value");
             }
-            AVKT_ASSERT_I64_EQ(avk_reader_offset(&in.r), (uint64_t)(i + 1) * n);
+            AVKT_ASSERT_I64_EQ(avk_reader_offset(&in.r), (uint64_t)(i + 1) * c.n);
         }
         {
             int at_end = 0;
@@ -2504,26 +2421,17 @@ static void test_value_after_value(void **state)
         avk_arena_free(a);
     }
     bb_free(&b);
-    free(enc);
-    avk_arena_free(va);
-    avk_plan_free(p);
-    avk_schema_free(s);
+    complex_close(&c);
 }
 
 /* A stream source that fails: IO from decode and skip. */
 static void test_io_error(void **state)
 {
-    avk_schema *s = PARSE(complex_schema);
-    const avk_type *t = avk_schema_root(s);
-    avk_plan *p = plan_of(t);
-    avk_arena *va = arena_new();
-    avk_value want;
-    uint8_t *enc;
-    size_t n, after;
+    complex_case c;
+    size_t after;
     (void)state;
-    value_of(&want, t, q(complex_value), va);
-    enc = encode_at(p, &want, &n, "complex");
-    for (after = 0; after < n; after += 7) {
+    complex_open(&c, 0);
+    for (after = 0; after < c.n; after += 7) {
         int op;
         for (op = 0; op < 2; op++) {
             avkt_source src;
@@ -2536,19 +2444,16 @@ static void test_io_error(void **state)
             memset(&o, 0, sizeof o);
             o.struct_size = sizeof o;
             o.buffer_size = 64;
-            avkt_source_init_failing(&src, enc, n, 5, after, AVK_ERR_IO);
+            avkt_source_init_failing(&src, c.enc, c.n, 5, after, AVK_ERR_IO);
             AVKT_OK(avk_reader_init_source(&r, avkt_source_read, &src, &o, &err));
-            st = op ? avk_plan_skip(p, &r, &err) : avk_plan_decode(p, &r, a, &v, &err);
+            st = op ? avk_plan_skip(c.p, &r, &err) : avk_plan_decode(c.p, &r, a, &v, &err);
             AVKT_ASSERT_STATUS(st, AVK_ERR_IO);
             assert_int_equal(err.status, AVK_ERR_IO);
             avk_reader_destroy(&r);
             avk_arena_free(a);
         }
     }
-    free(enc);
-    avk_arena_free(va);
-    avk_plan_free(p);
-    avk_schema_free(s);
+    complex_close(&c);
 }
 
 int main(void)

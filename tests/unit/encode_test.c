@@ -24,49 +24,9 @@ static avk_value *newv(size_t n)
     return v;
 }
 
-static avk_schema *parse(const char *json)
-{
-    avk_schema *s = NULL;
-    avk_error err;
-    if (avk_schema_parse(json, strlen(json), NULL, &s, &err) != AVK_OK)
-        fail_msg("schema did not parse: %s (%s)", err.message, json);
-    return s;
-}
-
-static avk_plan *plan_for(const avk_type *t, unsigned flags, size_t block_items, size_t max_depth)
-{
-    avk_plan_options o;
-    avk_plan *p = NULL;
-    memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
-    o.flags = flags;
-    o.block_items = block_items;
-    o.limits.max_depth = max_depth;
-    AVKT_OK(avk_plan_new(t, &o, &p, NULL));
-    return p;
-}
-
 static const avk_type *field_type(const avk_type *rec, size_t i)
 {
     return avk_field_type(avk_type_field(rec, i));
-}
-
-static void hex(char *out, size_t cap, const uint8_t *p, size_t n)
-{
-    size_t i, used = 0;
-    out[0] = 0;
-    for (i = 0; i < n && used + 4 < cap; i++)
-        used += (size_t)snprintf(out + used, cap - used, "%02x ", p[i]);
-}
-
-static void assert_bytes(const uint8_t *got, size_t got_len, const uint8_t *want, size_t want_len)
-{
-    if (got_len != want_len || (want_len && memcmp(got, want, want_len) != 0)) {
-        char a[1024], b[1024];
-        hex(a, sizeof a, got, got_len);
-        hex(b, sizeof b, want, want_len);
-        fail_msg("bytes differ:\n got  (%zu) %s\n want (%zu) %s", got_len, a, want_len, b);
-    }
 }
 
 /* Encodes v with p into a fresh memory writer and compares with want;
@@ -82,7 +42,7 @@ static void check_encode(const avk_plan *p, const avk_value *v, const uint8_t *w
     if (avk_plan_encode(p, v, &w, &err) != AVK_OK)
         fail_msg("encode failed: %s %s", avk_status_name(err.status), err.message);
     data = avk_writer_data(&w, &len);
-    assert_bytes(data, len, want, want_len);
+    avkt_assert_bytes(data, len, want, want_len);
 
     /* Round trip through the decoder. */
     {
@@ -124,7 +84,7 @@ static void check_fail(const avk_plan *p, const avk_value *v, avk_status st, con
     if (strncmp(err.message, path, plen) != 0 || strncmp(err.message + plen, ": ", 2) != 0)
         fail_msg("message \"%s\" does not start with \"%s: \"", err.message, path);
     data = avk_writer_data(&w, &len);
-    assert_bytes(data, len, prefix, 3);
+    avkt_assert_bytes(data, len, prefix, 3);
     /* Without an error record the status is the same. */
     AVKT_ASSERT_STATUS(avk_plan_encode(p, v, &w, NULL), st);
     avk_writer_destroy(&w);
@@ -154,9 +114,9 @@ typedef struct fix {
 static fix fix_new(const char *json, unsigned flags, size_t block_items)
 {
     fix f;
-    f.s = parse(json);
+    f.s = AVKT_PARSE_RAW(json);
     f.t = avk_schema_root(f.s);
-    f.p = plan_for(f.t, flags, block_items, 0);
+    f.p = avkt_plan_new(f.t, flags, NULL, block_items);
     return f;
 }
 
@@ -164,7 +124,7 @@ static fix fix_new(const char *json, unsigned flags, size_t block_items)
 static void replan(fix *f, unsigned flags, size_t block_items)
 {
     avk_plan_free(f->p);
-    f->p = plan_for(f->t, flags, block_items, 0);
+    f->p = avkt_plan_new(f->t, flags, NULL, block_items);
 }
 
 static void done(fix *f)
@@ -452,7 +412,7 @@ static void test_record_mismatches(void **state)
     /* Kinds compared, not pointers: a value typed from another parse of the
      * same schema encodes. */
     {
-        avk_schema *other = parse(user_schema);
+        avk_schema *other = AVKT_PARSE_RAW(user_schema);
         avk_value w = user(avk_schema_root(other), 1, "ab", 1, -2, "a");
         CHECK(f.p, &w, 0x02, 0x04, 0x61, 0x62, 0x02, 0x03, 0x02, 0x02, 0x61, 0x01);
         avk_schema_free(other);
@@ -508,11 +468,16 @@ static void test_recursive_list(void **state)
     /* Depth: each node is a record and a union, so a list of 3 reaches
      * depth 6 (the last node's union). */
     {
-        avk_schema *s = parse(list_schema);
-        avk_plan *p6 = plan_for(avk_schema_root(s), 0, 0, 6), *p5;
+        avk_schema *s = AVKT_PARSE_RAW(list_schema);
+        avk_limits lim;
+        avk_plan *p6, *p5;
         avk_value l3 = list(avk_schema_root(s), 3);
+        memset(&lim, 0, sizeof lim);
+        lim.max_depth = 6;
+        p6 = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
         CHECK(p6, &l3, 0x02, 0x02, 0x04, 0x02, 0x06, 0x00);
-        p5 = plan_for(avk_schema_root(s), 0, 0, 5);
+        lim.max_depth = 5;
+        p5 = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
         check_fail(p5, &l3, AVK_ERR_LIMIT, "Node.fields[1].branch[1].fields[1].branch[1].fields[1]");
         avk_plan_free(p6);
         avk_plan_free(p5);
@@ -624,7 +589,7 @@ static void test_typed_arrays(void **state)
 
     /* Storage that does not match the plan's item type. */
     {
-        avk_schema *other = parse("{\"type\":\"array\",\"items\":\"int\"}");
+        avk_schema *other = AVKT_PARSE_RAW("{\"type\":\"array\",\"items\":\"int\"}");
         f = fix_new("{\"type\":\"array\",\"items\":\"long\"}", 0, 0);
         v = typed_array(avk_schema_root(other), ints, 3);
         check_fail(f.p, &v, AVK_ERR_INVALID_ARGUMENT, "array");
@@ -826,8 +791,8 @@ static void test_stream_equals_memory(void **state)
     for (flags = 0; flags <= AVK_PLAN_BLOCK_SIZES; flags += AVK_PLAN_BLOCK_SIZES) {
         size_t per;
         for (per = 0; per <= 3; per++) {
-            avk_schema *s = parse(mixed_schema);
-            avk_plan *p = plan_for(avk_schema_root(s), flags, per, 0);
+            avk_schema *s = AVKT_PARSE_RAW(mixed_schema);
+            avk_plan *p = avkt_plan_new(avk_schema_root(s), flags, NULL, per);
             avk_value v = mixed(avk_schema_root(s), 40);
             avk_writer mw;
             const uint8_t *want;
@@ -851,7 +816,7 @@ static void test_stream_equals_memory(void **state)
                 AVKT_OK(avk_plan_encode(p, &v, &sw, NULL));
                 AVKT_OK(avk_plan_encode(p, &v, &sw, NULL));
                 AVKT_OK(avk_writer_flush(&sw, NULL));
-                assert_bytes(sink.data, sink.len, want, want_len);
+                avkt_assert_bytes(sink.data, sink.len, want, want_len);
                 avk_writer_destroy(&sw);
                 avkt_sink_destroy(&sink);
                 assert_int_equal(fa.live_blocks, 0);
@@ -870,8 +835,8 @@ static void test_stream_equals_memory(void **state)
  * leaked; every allocation failing in turn. */
 static void test_stream_scratch_no_memory(void **state)
 {
-    avk_schema *s = parse(mixed_schema);
-    avk_plan *p = plan_for(avk_schema_root(s), AVK_PLAN_BLOCK_SIZES, 2, 0);
+    avk_schema *s = AVKT_PARSE_RAW(mixed_schema);
+    avk_plan *p = avkt_plan_new(avk_schema_root(s), AVK_PLAN_BLOCK_SIZES, NULL, 2);
     avk_value v = mixed(avk_schema_root(s), 30);
     long n;
     (void)state;
@@ -918,8 +883,8 @@ static void test_writer_limit(void **state)
     unsigned flags;
     (void)state;
     for (flags = 0; flags <= AVK_PLAN_BLOCK_SIZES; flags += AVK_PLAN_BLOCK_SIZES) {
-        avk_schema *s = parse(mixed_schema);
-        avk_plan *p = plan_for(avk_schema_root(s), flags, 0, 0);
+        avk_schema *s = AVKT_PARSE_RAW(mixed_schema);
+        avk_plan *p = avkt_plan_new(avk_schema_root(s), flags, NULL, 0);
         avk_value v = mixed(avk_schema_root(s), 40);
         avk_writer w;
         avk_writer_options o;
@@ -991,8 +956,8 @@ static void test_many_records(void **state)
         used += snprintf(js + used, sizeof js - (size_t)used, "%s{\"name\":\"f%zu\",\"type\":\"long\"}",
                          i ? "," : "", i);
     snprintf(js + used, sizeof js - (size_t)used, "]}");
-    s = parse(js);
-    p = plan_for(avk_schema_root(s), 0, 0, 0);
+    s = AVKT_PARSE_RAW(js);
+    p = avkt_plan_new(avk_schema_root(s), 0, NULL, 0);
     AVKT_OK(avk_writer_init_memory(&w, NULL, NULL));
     for (r = 0; r < 1000; r++) {
         avk_value v = mk(avk_schema_root(s)), f[10];
@@ -1005,7 +970,7 @@ static void test_many_records(void **state)
     }
     {
         const uint8_t *data = avk_writer_data(&w, &len);
-        assert_bytes(data, len, want, n);
+        avkt_assert_bytes(data, len, want, n);
     }
     avk_writer_destroy(&w);
     free(want);

@@ -7,50 +7,22 @@
 #include "avkt.h"
 #include "failalloc.h"
 
-/* Parses a schema written with single quotes (easier to read in C). */
-static avk_schema *parse(const char *sq)
-{
-    avk_schema *s = NULL;
-    avk_error err;
-    size_t i, n = strlen(sq);
-    char *json = malloc(n + 1);
-    assert_non_null(json);
-    for (i = 0; i <= n; i++)
-        json[i] = sq[i] == '\'' ? '"' : sq[i];
-    if (avk_schema_parse(json, n, NULL, &s, &err) != AVK_OK)
-        fail_msg("schema: %s", err.message);
-    free(json);
-    return s;
-}
-
-static avk_plan *plan_with(const avk_type *t, unsigned flags, const avk_limits *limits)
-{
-    avk_plan *p = NULL;
-    avk_plan_options o;
-    memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
-    o.flags = flags;
-    if (limits)
-        o.limits = *limits;
-    AVKT_OK(avk_plan_new(t, &o, &p, NULL));
-    return p;
-}
-
 /* A record value of another record type with fewer fields: the encoder
  * must refuse it rather than read past its fields. */
 static void test_encode_refuses_other_shapes(void **state)
 {
-    avk_schema *three = parse("{'type': 'record', 'name': 'R', 'fields': [{'name': 'a', 'type': "
-                              "'string'}, {'name': 'b', 'type': 'string'}, {'name': 'c', 'type': "
-                              "'string'}]}");
-    avk_schema *one = parse("{'type': 'record', 'name': 'R', 'fields': [{'name': 'a', 'type': "
-                            "'string'}]}");
-    avk_schema *longs = parse("{'type': 'array', 'items': 'long'}");
-    avk_schema *strings = parse("{'type': 'array', 'items': 'string'}");
-    avk_schema *u3 = parse("['null', 'int', 'string']");
-    avk_plan *p3 = plan_with(avk_schema_root(three), 0, NULL);
-    avk_plan *pstr = plan_with(avk_schema_root(strings), 0, NULL);
-    avk_plan *pu = plan_with(avk_schema_root(u3), 0, NULL);
+    avk_schema *three =
+        AVKT_PARSE("{'type': 'record', 'name': 'R', 'fields': [{'name': 'a', 'type': "
+                   "'string'}, {'name': 'b', 'type': 'string'}, {'name': 'c', 'type': "
+                   "'string'}]}");
+    avk_schema *one = AVKT_PARSE("{'type': 'record', 'name': 'R', 'fields': [{'name': 'a', 'type': "
+                                 "'string'}]}");
+    avk_schema *longs = AVKT_PARSE("{'type': 'array', 'items': 'long'}");
+    avk_schema *strings = AVKT_PARSE("{'type': 'array', 'items': 'string'}");
+    avk_schema *u3 = AVKT_PARSE("['null', 'int', 'string']");
+    avk_plan *p3 = avkt_plan_new(avk_schema_root(three), 0, NULL, 0);
+    avk_plan *pstr = avkt_plan_new(avk_schema_root(strings), 0, NULL, 0);
+    avk_plan *pu = avkt_plan_new(avk_schema_root(u3), 0, NULL, 0);
     avk_arena *arena;
     avk_writer w;
     avk_value v;
@@ -79,7 +51,7 @@ static void test_encode_refuses_other_shapes(void **state)
 
     /* A union of two branches where the plan has three. */
     {
-        avk_schema *u2 = parse("['null', 'int']");
+        avk_schema *u2 = AVKT_PARSE("['null', 'int']");
         AVKT_OK(avk_value_init(&v, avk_schema_root(u2), 0, arena, NULL));
         AVKT_OK(avk_value_set_branch(&v, 0, arena, NULL));
         AVKT_ASSERT_STATUS(avk_plan_encode(pu, &v, &w, &err), AVK_ERR_INVALID_ARGUMENT);
@@ -102,8 +74,8 @@ static void test_encode_refuses_other_shapes(void **state)
  * decoders must say TRUNCATED before allocating it. */
 static void test_fixed_checked_before_copy(void **state)
 {
-    avk_schema *s = parse("{'type': 'fixed', 'name': 'F', 'size': 900000000}");
-    avk_plan *p = plan_with(avk_schema_root(s), AVK_PLAN_COPY_STRINGS, NULL);
+    avk_schema *s = AVKT_PARSE("{'type': 'fixed', 'name': 'F', 'size': 900000000}");
+    avk_plan *p = avkt_plan_new(avk_schema_root(s), AVK_PLAN_COPY_STRINGS, NULL, 0);
     avk_arena *arena;
     avk_reader r;
     avk_value v;
@@ -176,8 +148,8 @@ static void test_many_named_types(void **state)
  * NO_MEMORY, not LIMIT. */
 static void test_limit_then_no_memory(void **state)
 {
-    avk_schema *s = parse("'string'");
-    avk_plan *p = plan_with(avk_schema_root(s), AVK_PLAN_COPY_STRINGS, NULL);
+    avk_schema *s = AVKT_PARSE("'string'");
+    avk_plan *p = avkt_plan_new(avk_schema_root(s), AVK_PLAN_COPY_STRINGS, NULL, 0);
     avkt_failalloc fa;
     avk_arena_options ao;
     avk_arena *arena;
@@ -219,8 +191,9 @@ static void test_limit_then_no_memory(void **state)
 /* max_depth is capped: each level is a C stack frame. */
 static void test_max_depth_capped(void **state)
 {
-    avk_schema *s = parse("{'type': 'record', 'name': 'L', 'fields': [{'name': 'next', 'type': "
-                          "['null', 'L']}]}");
+    avk_schema *s =
+        AVKT_PARSE("{'type': 'record', 'name': 'L', 'fields': [{'name': 'next', 'type': "
+                   "['null', 'L']}]}");
     avk_limits lim;
     avk_plan *p;
     enum { DEPTH = 600 };
@@ -233,7 +206,7 @@ static void test_max_depth_capped(void **state)
     (void)state;
     memset(&lim, 0, sizeof lim);
     lim.max_depth = (size_t)1 << 40;
-    p = plan_with(avk_schema_root(s), 0, &lim);
+    p = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
     AVKT_OK(avk_arena_new(NULL, &arena, NULL));
     /* Each list node is a record and a union: two levels. 500 nodes (1001
      * levels) fit under the cap of 1024; 520 nodes do not, however large
@@ -254,6 +227,32 @@ static void test_max_depth_capped(void **state)
     avk_schema_free(s);
 }
 
+/* Arguments: NULLs and an options struct from an older header. */
+static void test_plan_arguments(void **state)
+{
+    avk_schema *s = AVKT_PARSE("'long'");
+    avk_plan_options o;
+    avk_plan *p = (avk_plan *)&o;
+    avk_error err;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o - 1;
+    AVKT_ASSERT_STATUS(avk_plan_new(avk_schema_root(s), &o, &p, &err),
+                       AVK_ERR_INVALID_ARGUMENT);
+    assert_null(p);
+    AVKT_ASSERT_STATUS(avk_plan_new(NULL, NULL, &p, &err), AVK_ERR_INVALID_ARGUMENT);
+    AVKT_ASSERT_STATUS(avk_plan_new(avk_schema_root(s), NULL, NULL, &err),
+                       AVK_ERR_INVALID_ARGUMENT);
+    AVKT_ASSERT_STATUS(avk_plan_decode(NULL, NULL, NULL, NULL, &err), AVK_ERR_INVALID_ARGUMENT);
+    AVKT_ASSERT_STATUS(avk_plan_skip(NULL, NULL, &err), AVK_ERR_INVALID_ARGUMENT);
+    AVKT_ASSERT_STATUS(avk_plan_encode(NULL, NULL, NULL, &err), AVK_ERR_INVALID_ARGUMENT);
+    AVKT_OK(avk_plan_new(avk_schema_root(s), NULL, &p, &err));
+    assert_ptr_equal(avk_plan_type(p), avk_schema_root(s));
+    avk_plan_free(p);
+    avk_plan_free(NULL);
+    avk_schema_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_many_named_types),
         cmocka_unit_test(test_limit_then_no_memory),
         cmocka_unit_test(test_max_depth_capped),
+        cmocka_unit_test(test_plan_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "avkt.h"
 #include "io.h"
@@ -43,38 +42,6 @@ static uint64_t ref_rabin(const uint8_t *p, size_t len)
     for (i = 0; i < len; i++)
         fp = (fp >> 8) ^ table[(fp ^ p[i]) & 0xff];
     return fp;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return buf;
-}
-
-static int interop_available(const char *relative)
-{
-    char path[4096];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/apache/%s", AVK_INTEROP_DIR, relative);
-    if (AVK_INTEROP_DIR[0] && stat(path, &st) == 0)
-        return 1;
-    print_message("SKIPPED: interop data %s not found (AVK_INTEROP_DIR=\"%s\")\n", relative,
-                  AVK_INTEROP_DIR);
-    return 0;
 }
 
 /* The canonical form (or full JSON when json is set, pretty as given) as a
@@ -1004,17 +971,14 @@ static char *table_value(const char **pos, const char *key_line_end, const char 
 
 static void test_spec_schema_tests(void **state)
 {
-    char path[4096];
     char *text, *input = NULL, *canon = NULL;
     const char *p;
     int64_t fp = 0;
     int have_fp = 0, rows = 0, fps = 0;
     (void)state;
-    if (!interop_available("share/test/data/schema-tests.txt"))
+    text = avkt_interop_read(AVK_INTEROP_DIR, "share/test/data/schema-tests.txt", NULL);
+    if (!text)
         skip();
-    snprintf(path, sizeof path, "%s/apache/share/test/data/schema-tests.txt", AVK_INTEROP_DIR);
-    text = read_file(path, NULL);
-    assert_non_null(text);
     for (p = text;; p++) {
         const char *eol = strchr(p, '\n');
         if (!eol)
@@ -1156,18 +1120,15 @@ static void text_fingerprint_hex(const char *text, avk_fingerprint_algo algo, ch
 static void test_py_fingerprint_examples(void **state)
 {
     int python_rows = 0;
-    char path[4096];
     size_t len, i;
     char *text;
     avki_arena arena;
     const avki_json *root;
     avk_error err;
     (void)state;
-    if (!interop_available("tables/py_fingerprint_examples.json"))
+    text = avkt_interop_read(AVK_INTEROP_DIR, "tables/py_fingerprint_examples.json", &len);
+    if (!text)
         skip();
-    snprintf(path, sizeof path, "%s/apache/tables/py_fingerprint_examples.json", AVK_INTEROP_DIR);
-    text = read_file(path, &len);
-    assert_non_null(text);
     avki_arena_init(&arena, NULL, 0, 0);
     AVKT_OK(avki_json_parse(&arena, text, len, NULL, &root, &err));
     assert_int_equal(root->type, AVKI_JSON_ARRAY);
@@ -1278,7 +1239,7 @@ static int round_trip_dir(const char *relative, const char *suffix, int *rejecte
         if (suffix && (nl < strlen(suffix) || strcmp(e->d_name + nl - strlen(suffix), suffix) != 0))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        text = read_file(path, &len);
+        text = avkt_read_file(path, &len);
         assert_non_null(text);
         s = parse_or_note(text, len, path, rejected);
         if (s) {
@@ -1317,7 +1278,7 @@ static void test_round_trip_interop(void **state)
     int valid, pass, rejected = 0;
     size_t i;
     (void)state;
-    if (!interop_available("schemas-valid"))
+    if (!avkt_interop_available(AVK_INTEROP_DIR, "schemas-valid"))
         skip();
     valid = round_trip_dir("schemas-valid", ".avsc", &rejected);
     pass = round_trip_dir("lang/c/tests/schema_tests/pass", NULL, &rejected);
@@ -1327,7 +1288,7 @@ static void test_round_trip_interop(void **state)
         char *text;
         avk_schema *s;
         snprintf(path, sizeof path, "%s/apache/%s", AVK_INTEROP_DIR, extra[i]);
-        text = read_file(path, &len);
+        text = avkt_read_file(path, &len);
         assert_non_null(text);
         s = parse_or_note(text, len, path, &rejected);
         if (s) {

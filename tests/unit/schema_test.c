@@ -18,43 +18,6 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-/* Schemas below are written with ' for " to stay readable; q() turns them
- * into JSON. A few cases need a real apostrophe or escapes and pass raw
- * text instead. The result lives until the next q() call but one. */
-static const char *q(const char *sq)
-{
-    static char *bufs[2];
-    static int next;
-    size_t n = strlen(sq), i;
-    char *b;
-    next ^= 1;
-    free(bufs[next]);
-    b = bufs[next] = (char *)malloc(n + 1);
-    assert_non_null(b);
-    for (i = 0; i <= n; i++)
-        b[i] = sq[i] == '\'' ? '"' : sq[i];
-    return b;
-}
-
-static avk_schema *parse_ok_at(const char *json, size_t len, const char *file, int line)
-{
-    avk_schema *s = NULL;
-    avk_error err;
-    avk_status st;
-    memset(&err, 0, sizeof err);
-    st = avk_schema_parse(json, len, NULL, &s, &err);
-    if (st != AVK_OK)
-        fail_msg("%s:%d: parse returned %s: %s\n  schema: %.300s", file, line, avk_status_name(st),
-                 err.message, json);
-    assert_non_null(s);
-    return s;
-}
-
-/* Parses JSON text that must be valid. */
-#define PARSE_RAW(json) parse_ok_at((json), strlen(json), __FILE__, __LINE__)
-/* The same for the single-quoted notation. */
-#define PARSE(sq) PARSE_RAW(q(sq))
-
 /* Parses text that must fail with status; path (when not NULL) must equal
  * err.path exactly and every non-NULL needle must occur in err.message. */
 static void expect_fail_at(const char *json, size_t len, avk_status status, const char *path,
@@ -86,32 +49,7 @@ static void expect_fail_at(const char *json, size_t len, avk_status status, cons
 
 #define FAIL_RAW(json, status, path, needle)                                                 \
     expect_fail_at((json), strlen(json), (status), (path), (needle), NULL, __FILE__, __LINE__)
-#define FAIL(sq, status, path, needle) FAIL_RAW(q(sq), status, path, needle)
-
-/* The whole file, NUL-terminated; NULL when unreadable. */
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (!fp)
-        return NULL;
-    if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0) {
-        fclose(fp);
-        return NULL;
-    }
-    buf = (char *)malloc((size_t)n + 1);
-    assert_non_null(buf);
-    if (fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-        fclose(fp);
-        free(buf);
-        return NULL;
-    }
-    fclose(fp);
-    buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
-}
+#define FAIL(sq, status, path, needle) FAIL_RAW(avkt_q(sq), status, path, needle)
 
 static int interop_present(void)
 {
@@ -189,7 +127,7 @@ static void check_round_trips(const avk_schema *s, const char *what)
         free(canon);
         goto full_json;
     }
-    again = PARSE_RAW(canon);
+    again = AVKT_PARSE_RAW(canon);
     canon2 = canonical_of(avk_schema_root(again));
     if (strcmp(canon, canon2) != 0)
         fail_msg("%s: canonical form not stable:\n  %s\n  %s", what, canon, canon2);
@@ -211,7 +149,7 @@ static void check_round_trips(const avk_schema *s, const char *what)
 full_json:
     for (pretty = 0; pretty <= 1; pretty++) {
         full = json_of(root, pretty);
-        again = PARSE_RAW(full);
+        again = AVKT_PARSE_RAW(full);
         if (avk_type_equal(root, avk_schema_root(again)) != 1)
             fail_msg("%s: write_json (pretty %d) does not parse back equal:\n  %s", what, pretty,
                      full);
@@ -228,7 +166,7 @@ typedef enum expect_kind { MUST_PASS, MUST_FAIL } expect_kind;
 static int check_file(const char *path, expect_kind kind)
 {
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = avkt_read_file(path, &len);
     avk_schema *s = NULL;
     avk_error err;
     avk_status st;
@@ -330,7 +268,7 @@ static void test_interop_manifest(void **state)
     char *text, *line, *next;
     (void)state;
     SKIP_WITHOUT_INTEROP();
-    text = read_file(AVK_INTEROP_DIR "/apache/MANIFEST.md", &len);
+    text = avkt_read_file(AVK_INTEROP_DIR "/apache/MANIFEST.md", &len);
     assert_non_null(text);
     for (line = text; line && *line; line = next) {
         char *end = strchr(line, '\n');
@@ -388,22 +326,23 @@ static void test_names(void **state)
     avk_schema *s;
     const avk_type *root, *in1, *in2, *in3, *t;
     (void)state;
-    s = PARSE("{'type':'record','name':'Outer','namespace':'a.b','fields':["
-              " {'name':'inherit','type':{'type':'record','name':'In1','fields':["
-              "   {'name':'e','type':{'type':'enum','name':'E1','symbols':['X']}}]}},"
-              " {'name':'dotted','type':{'type':'record','name':'c.d.In2','namespace':'ignored',"
-              "   'fields':[{'name':'inner','type':{'type':'fixed','name':'F2','size':4}}]}},"
-              " {'name':'nullns','type':{'type':'record','name':'In3','namespace':'','fields':["
-              "   {'name':'g','type':{'type':'enum','name':'E3','symbols':['Y']}}]}},"
-              " {'name':'nullns2','type':{'type':'fixed','name':'F4','namespace':null,'size':1}},"
-              " {'name':'ref_simple','type':'In1'},"
-              " {'name':'ref_full','type':'c.d.F2'},"
-              " {'name':'ref_null','type':'In3'},"
-              " {'name':'ref_null2','type':'E3'},"
-              " {'name':'ref_obj','type':{'type':'a.b.E1'}},"
-              " {'name':'self','type':['null','Outer']},"
-              " {'name':'other_ns','type':{'type':'enum','name':'x.In1','symbols':['Z']}}"
-              "]}");
+    s = AVKT_PARSE(
+        "{'type':'record','name':'Outer','namespace':'a.b','fields':["
+        " {'name':'inherit','type':{'type':'record','name':'In1','fields':["
+        "   {'name':'e','type':{'type':'enum','name':'E1','symbols':['X']}}]}},"
+        " {'name':'dotted','type':{'type':'record','name':'c.d.In2','namespace':'ignored',"
+        "   'fields':[{'name':'inner','type':{'type':'fixed','name':'F2','size':4}}]}},"
+        " {'name':'nullns','type':{'type':'record','name':'In3','namespace':'','fields':["
+        "   {'name':'g','type':{'type':'enum','name':'E3','symbols':['Y']}}]}},"
+        " {'name':'nullns2','type':{'type':'fixed','name':'F4','namespace':null,'size':1}},"
+        " {'name':'ref_simple','type':'In1'},"
+        " {'name':'ref_full','type':'c.d.F2'},"
+        " {'name':'ref_null','type':'In3'},"
+        " {'name':'ref_null2','type':'E3'},"
+        " {'name':'ref_obj','type':{'type':'a.b.E1'}},"
+        " {'name':'self','type':['null','Outer']},"
+        " {'name':'other_ns','type':{'type':'enum','name':'x.In1','symbols':['Z']}}"
+        "]}");
     root = avk_schema_root(s);
     assert_names(root, "Outer", "a.b", "a.b.Outer");
     in1 = field_type(root, "inherit");
@@ -442,8 +381,8 @@ static void test_names(void **state)
     avk_schema_free(s);
 
     /* A recursive linked list: the branch is the record itself. */
-    s = PARSE("{'type':'record','name':'LinkedList','fields':[{'name':'value','type':'int'},"
-              "{'name':'next','type':['null','LinkedList']}]}");
+    s = AVKT_PARSE("{'type':'record','name':'LinkedList','fields':[{'name':'value','type':'int'},"
+                   "{'name':'next','type':['null','LinkedList']}]}");
     root = avk_schema_root(s);
     t = field_type(root, "next");
     assert_int_equal(avk_type_branch_count(t), 2);
@@ -453,9 +392,9 @@ static void test_names(void **state)
 
     /* Mutual recursion through a namespace, and a reference as the root's
      * array items. */
-    s = PARSE("{'type':'record','name':'n.A','fields':[{'name':'b','type':{'type':'record',"
-              "'name':'B','fields':[{'name':'a','type':['null','A']},"
-              "{'name':'list','type':{'type':'array','items':'n.B'}}]}}]}");
+    s = AVKT_PARSE("{'type':'record','name':'n.A','fields':[{'name':'b','type':{'type':'record',"
+                   "'name':'B','fields':[{'name':'a','type':['null','A']},"
+                   "{'name':'list','type':{'type':'array','items':'n.B'}}]}}]}");
     root = avk_schema_root(s);
     t = field_type(root, "b");
     assert_names(t, "B", "n", "n.B");
@@ -465,10 +404,11 @@ static void test_names(void **state)
 
     /* Names whose last part is a type name: fine when not a primitive's
      * full name (apache/avro's Python suite accepts these). */
-    s = PARSE("{'type':'record','name':'record','fields':[{'name':'f','type':['null','record']}]}");
+    s = AVKT_PARSE(
+        "{'type':'record','name':'record','fields':[{'name':'f','type':['null','record']}]}");
     assert_ptr_equal(avk_type_branch(field_type(avk_schema_root(s), "f"), 1), avk_schema_root(s));
     avk_schema_free(s);
-    s = PARSE("{'type':'enum','name':'ns.int','symbols':['A']}");
+    s = AVKT_PARSE("{'type':'enum','name':'ns.int','symbols':['A']}");
     assert_names(avk_schema_root(s), "int", "ns", "ns.int");
     avk_schema_free(s);
 
@@ -480,8 +420,9 @@ static void test_names(void **state)
          "{'name':'b','type':{'type':'record','name':'n.R','fields':[]}}]}",
          AVK_ERR_SCHEMA, NULL, "redefinition of \"n.R\"");
     /* The same simple name in two namespaces is fine. */
-    s = PARSE("{'type':'record','name':'R','fields':[{'name':'a','type':{'type':'fixed','name':'p.X','size':1}},"
-              "{'name':'b','type':{'type':'fixed','name':'q.X','size':2}}]}");
+    s = AVKT_PARSE("{'type':'record','name':'R','fields':[{'name':'a','type':{'type':'fixed','name'"
+                   ":'p.X','size':1}},"
+                   "{'name':'b','type':{'type':'fixed','name':'q.X','size':2}}]}");
     assert_int_equal(avk_type_fixed_size(avk_schema_find(s, "q.X")), 2);
     avk_schema_free(s);
     FAIL("{'type':'record','name':'R','fields':[{'name':'a','type':'Later'},"
@@ -515,10 +456,10 @@ static void test_aliases(void **state)
     const avk_type *root, *e;
     const avk_field *f;
     (void)state;
-    s = PARSE("{'type':'record','name':'Rec','namespace':'a.b','aliases':['Old','x.Older'],"
-              "'fields':[{'name':'f','type':'int','aliases':['f_old','g']},"
-              "{'name':'e','type':{'type':'enum','name':'E','namespace':'c','aliases':['E0'],"
-              "'symbols':['A']}}]}");
+    s = AVKT_PARSE("{'type':'record','name':'Rec','namespace':'a.b','aliases':['Old','x.Older'],"
+                   "'fields':[{'name':'f','type':'int','aliases':['f_old','g']},"
+                   "{'name':'e','type':{'type':'enum','name':'E','namespace':'c','aliases':['E0'],"
+                   "'symbols':['A']}}]}");
     root = avk_schema_root(s);
     assert_int_equal(avk_type_alias_count(root), 2);
     assert_string_equal(avk_type_alias(root, 0), "a.b.Old"); /* qualified with the namespace */
@@ -555,16 +496,16 @@ static void test_accessors(void **state)
     const avk_type *root, *t, *en, *fx;
     const avk_field *f;
     (void)state;
-    s = PARSE("{'type':'error','name':'Err','namespace':'n','doc':'record doc','fields':["
-              " {'name':'a','type':'int','doc':'field doc','order':'descending',"
-              "  'aliases':['a0','a1'],'default':1,'x-prop':{'k' : [1, 2]}},"
-              " {'name':'b','type':{'type':'array','items':'long'},'order':'ignore'},"
-              " {'name':'c','type':{'type':'map','values':{'type':'enum','name':'E',"
-              "  'symbols':['A','B','C'],'default':'B','doc':'enum doc'}}},"
-              " {'name':'d','type':['null',{'type':'fixed','name':'F','size':16,"
-              "  'logicalType':'uuid'}],'default':null,'order':'ascending'},"
-              " {'name':'e','type':{'type':'bytes','logicalType':'decimal','precision':10,"
-              "  'scale':3}}]}");
+    s = AVKT_PARSE("{'type':'error','name':'Err','namespace':'n','doc':'record doc','fields':["
+                   " {'name':'a','type':'int','doc':'field doc','order':'descending',"
+                   "  'aliases':['a0','a1'],'default':1,'x-prop':{'k' : [1, 2]}},"
+                   " {'name':'b','type':{'type':'array','items':'long'},'order':'ignore'},"
+                   " {'name':'c','type':{'type':'map','values':{'type':'enum','name':'E',"
+                   "  'symbols':['A','B','C'],'default':'B','doc':'enum doc'}}},"
+                   " {'name':'d','type':['null',{'type':'fixed','name':'F','size':16,"
+                   "  'logicalType':'uuid'}],'default':null,'order':'ascending'},"
+                   " {'name':'e','type':{'type':'bytes','logicalType':'decimal','precision':10,"
+                   "  'scale':3}}]}");
     root = avk_schema_root(s);
     assert_int_equal(avk_type_kind(root), AVK_RECORD);
     assert_true(avk_type_is_error(root));
@@ -655,7 +596,7 @@ static void test_accessors(void **state)
     avk_schema_free(s);
 
     /* A record declared "record" is not an error; default order ascending. */
-    s = PARSE("{'type':'record','name':'R','fields':[{'name':'x','type':'string'}]}");
+    s = AVKT_PARSE("{'type':'record','name':'R','fields':[{'name':'x','type':'string'}]}");
     root = avk_schema_root(s);
     assert_false(avk_type_is_error(root));
     assert_null(avk_type_doc(root));
@@ -672,13 +613,13 @@ static void test_accessors(void **state)
         char text[64];
         for (k = 0; k < 8; k++) {
             snprintf(text, sizeof text, "\"%s\"", names[k]);
-            s = PARSE_RAW(text);
+            s = AVKT_PARSE_RAW(text);
             assert_int_equal(avk_type_kind(avk_schema_root(s)), k);
             assert_false(avk_type_is_named(avk_schema_root(s)));
             assert_int_equal(avk_type_prop_count(avk_schema_root(s)), 0);
             avk_schema_free(s);
             snprintf(text, sizeof text, "{\"type\":\"%s\"}", names[k]);
-            s = PARSE_RAW(text);
+            s = AVKT_PARSE_RAW(text);
             assert_int_equal(avk_type_kind(avk_schema_root(s)), k);
             avk_schema_free(s);
         }
@@ -739,10 +680,10 @@ static void test_accessors(void **state)
     FAIL("[{'type':'map','values':'int'},{'type':'map','values':'long'}]", AVK_ERR_SCHEMA, NULL,
          NULL);
     /* Two named types of the same kind in a union are fine; so is an empty union. */
-    s = PARSE("[{'type':'fixed','name':'A','size':1},{'type':'fixed','name':'B','size':1}] ");
+    s = AVKT_PARSE("[{'type':'fixed','name':'A','size':1},{'type':'fixed','name':'B','size':1}] ");
     avk_schema_free(s);
     FAIL("[{'type':'fixed','name':'A','size':1},'A']", AVK_ERR_SCHEMA, NULL, NULL);
-    s = PARSE("[]");
+    s = AVKT_PARSE("[]");
     assert_int_equal(avk_type_branch_count(avk_schema_root(s)), 0);
     avk_schema_free(s);
 }
@@ -756,12 +697,13 @@ static void test_properties(void **state)
     const avk_field *f;
     (void)state;
     /* Raw text: keeps escapes, spacing and numbers as written in the input. */
-    s = PARSE_RAW("{ \"type\" : \"record\", \"name\" : \"P\", \"java-class\" : \"x.Y\","
-                  "  \"n\" : 1.50, \"big\": 123456789012345678901234567890, \"e\": -1E+2,"
-                  "  \"o\" : { \"a\" : [ 1 , true , null , false ], \"b\" : {} },"
-                  "  \"s\" : \"q\\\"b\\\\\\u00e9\\u20ac\","
-                  "  \"fields\" : [ { \"name\" : \"f\", \"type\" : { \"type\" : \"string\","
-                  "  \"avro.java.string\" : \"String\" }, \"f-prop\" : [ ], \"zz\": \"\" } ] }");
+    s = AVKT_PARSE_RAW(
+        "{ \"type\" : \"record\", \"name\" : \"P\", \"java-class\" : \"x.Y\","
+        "  \"n\" : 1.50, \"big\": 123456789012345678901234567890, \"e\": -1E+2,"
+        "  \"o\" : { \"a\" : [ 1 , true , null , false ], \"b\" : {} },"
+        "  \"s\" : \"q\\\"b\\\\\\u00e9\\u20ac\","
+        "  \"fields\" : [ { \"name\" : \"f\", \"type\" : { \"type\" : \"string\","
+        "  \"avro.java.string\" : \"String\" }, \"f-prop\" : [ ], \"zz\": \"\" } ] }");
     root = avk_schema_root(s);
     assert_int_equal(avk_type_prop_count(root), 6);
     assert_string_equal(avk_type_prop_key(root, 0), "java-class");
@@ -790,13 +732,14 @@ static void test_properties(void **state)
     avk_schema_free(s);
 
     /* Properties on every kind; attributes of one kind are properties of another. */
-    s = PARSE("{'type':'record','name':'R','fields':["
-              "{'name':'a','type':{'type':'array','items':'int','size':3}},"
-              "{'name':'m','type':{'type':'map','values':'int','items':'x'}},"
-              "{'name':'e','type':{'type':'enum','name':'E','symbols':['A'],'size':1,'fields':[]}},"
-              "{'name':'x','type':{'type':'fixed','name':'X','size':2,'symbols':['A'],'order':'ignore'}},"
-              "{'name':'i','type':{'type':'int','name':'notAName','doc':'not a doc'}},"
-              "{'name':'l','type':{'type':'long','logicalType':'date'}}]}");
+    s = AVKT_PARSE(
+        "{'type':'record','name':'R','fields':["
+        "{'name':'a','type':{'type':'array','items':'int','size':3}},"
+        "{'name':'m','type':{'type':'map','values':'int','items':'x'}},"
+        "{'name':'e','type':{'type':'enum','name':'E','symbols':['A'],'size':1,'fields':[]}},"
+        "{'name':'x','type':{'type':'fixed','name':'X','size':2,'symbols':['A'],'order':'ignore'}},"
+        "{'name':'i','type':{'type':'int','name':'notAName','doc':'not a doc'}},"
+        "{'name':'l','type':{'type':'long','logicalType':'date'}}]}");
     root = avk_schema_root(s);
     t = field_type(root, "a");
     assert_int_equal(avk_type_prop_count(t), 1);
@@ -935,10 +878,10 @@ static void test_defaults(void **state)
         snprintf(text, sizeof text,
                  "{'type':'record','name':'R','fields':[{'name':'f','type':%s,'default':%s}]}",
                  c->type, c->value);
-        json = q(text);
+        json = avkt_q(text);
         if (c->ok) {
-            avk_schema *s = parse_ok_at(json, strlen(json), __FILE__, __LINE__);
-            const char *want = c->stored ? c->stored : q(c->value);
+            avk_schema *s = avkt_parse_at(json, strlen(json), __FILE__, __LINE__);
+            const char *want = c->stored ? c->stored : avkt_q(c->value);
             const char *got = avk_field_default(avk_type_field(avk_schema_root(s), 0));
             if (!got || strcmp(got, want) != 0)
                 fail_msg("case %zu (%s = %s): stored default %s, expected %s", i, c->type,
@@ -966,7 +909,7 @@ static void test_defaults(void **state)
     /* Defaults are checked once all names are defined: a default for a
      * recursive record, and a default in a nested record's field. */
     {
-        avk_schema *s = PARSE(
+        avk_schema *s = AVKT_PARSE(
             "{'type':'record','name':'Node','fields':[{'name':'v','type':'int','default':0},"
             "{'name':'kids','type':{'type':'array','items':'Node'},"
             "'default':[{'v':1,'kids':[]},{'kids':[{'v':3,'kids':[]}]}]}]}");
@@ -1076,7 +1019,7 @@ static void test_logical_types(void **state)
     (void)state;
     for (i = 0; i < sizeof logical_cases / sizeof logical_cases[0]; i++) {
         const logical_case *c = &logical_cases[i];
-        avk_schema *s = PARSE(c->schema);
+        avk_schema *s = AVKT_PARSE(c->schema);
         const avk_type *t = avk_schema_root(s);
         char keys[256] = "";
         size_t k;
@@ -1088,10 +1031,10 @@ static void test_logical_types(void **state)
         if (avk_type_logical(t) != c->logical || avk_type_decimal_precision(t) != c->precision ||
             avk_type_decimal_scale(t) != c->scale || strcmp(keys, c->props) != 0)
             fail_msg("case %zu %s: got %s(%d,%d) props [%s], expected %s(%d,%d) props [%s]", i,
-                     q(c->schema), avk_logical_name(avk_type_logical(t)),
+                     avkt_q(c->schema), avk_logical_name(avk_type_logical(t)),
                      avk_type_decimal_precision(t), avk_type_decimal_scale(t), keys,
                      avk_logical_name(c->logical), c->precision, c->scale, c->props);
-        check_round_trips(s, q(c->schema));
+        check_round_trips(s, avkt_q(c->schema));
         avk_schema_free(s);
     }
     print_message("%zu logical type cases\n", i);
@@ -1111,7 +1054,7 @@ static void test_error_paths(void **state)
          "Color.symbols[2]", "duplicate symbol \"RED\"");
     /* The message begins with the path. */
     {
-        const char *t = q("{'type':'enum','name':'Color','symbols':['RED','RED']}");
+        const char *t = avkt_q("{'type':'enum','name':'Color','symbols':['RED','RED']}");
         memset(&err, 0, sizeof err);
         assert_int_equal(avk_schema_parse(t, strlen(t), NULL, &s, &err), AVK_ERR_SCHEMA);
     }
@@ -1500,10 +1443,11 @@ static void test_garbage(void **state)
     /* Random cuts and byte flips of a valid schema: no crash, and either
      * OK or an error with a message. */
     {
-        const char *good = q("{'type':'record','name':'R','namespace':'n','fields':["
-                             "{'name':'a','type':['null',{'type':'enum','name':'E','symbols':['X','Y']}],"
-                             "'default':null},{'name':'b','type':{'type':'map','values':"
-                             "{'type':'fixed','name':'F','size':2,'logicalType':'decimal','precision':4}}}]}");
+        const char *good = avkt_q(
+            "{'type':'record','name':'R','namespace':'n','fields':["
+            "{'name':'a','type':['null',{'type':'enum','name':'E','symbols':['X','Y']}],"
+            "'default':null},{'name':'b','type':{'type':'map','values':"
+            "{'type':'fixed','name':'F','size':2,'logicalType':'decimal','precision':4}}}]}");
         size_t gl = strlen(good);
         char *m = (char *)malloc(gl + 1);
         size_t ok = 0;
@@ -1535,13 +1479,13 @@ static void test_garbage(void **state)
 
 static void test_failing_allocator(void **state)
 {
-    const char *text =
-        q("{'type':'record','name':'R','namespace':'n','doc':'d','aliases':['A'],'x':{'y':[1]},"
-          "'fields':[{'name':'a','type':['null',{'type':'enum','name':'E','symbols':['X','Y'],"
-          "'default':'Y'}],'default':null,'p':1},{'name':'b','type':{'type':'map','values':"
-          "{'type':'fixed','name':'F','size':2,'logicalType':'decimal','precision':4}}},"
-          "{'name':'c','type':{'type':'array','items':'R'},'default':[]},"
-          "{'name':'d','type':{'type':'bytes','logicalType':'unknown'},'default':'\\u00ff'}]}");
+    const char *text = avkt_q(
+        "{'type':'record','name':'R','namespace':'n','doc':'d','aliases':['A'],'x':{'y':[1]},"
+        "'fields':[{'name':'a','type':['null',{'type':'enum','name':'E','symbols':['X','Y'],"
+        "'default':'Y'}],'default':null,'p':1},{'name':'b','type':{'type':'map','values':"
+        "{'type':'fixed','name':'F','size':2,'logicalType':'decimal','precision':4}}},"
+        "{'name':'c','type':{'type':'array','items':'R'},'default':[]},"
+        "{'name':'d','type':{'type':'bytes','logicalType':'unknown'},'default':'\\u00ff'}]}");
     size_t len = strlen(text);
     int fail_all;
     (void)state;
@@ -1665,11 +1609,11 @@ static void *thread_main(void *arg)
 
 static void test_threads(void **state)
 {
-    avk_schema *s = PARSE(
-        "{'type':'record','name':'Node','namespace':'t','fields':[{'name':'v','type':"
-        "{'type':'bytes','logicalType':'decimal','precision':9,'scale':2}},"
-        "{'name':'kids','type':{'type':'array','items':'Node'},'default':[]},"
-        "{'name':'e','type':['null',{'type':'enum','name':'E','symbols':['A','B']}]}]}");
+    avk_schema *s =
+        AVKT_PARSE("{'type':'record','name':'Node','namespace':'t','fields':[{'name':'v','type':"
+                   "{'type':'bytes','logicalType':'decimal','precision':9,'scale':2}},"
+                   "{'name':'kids','type':{'type':'array','items':'Node'},'default':[]},"
+                   "{'name':'e','type':['null',{'type':'enum','name':'E','symbols':['A','B']}]}]}");
     thread_job jobs[2];
     pthread_t th[2];
     int i, a;
@@ -1709,7 +1653,7 @@ static void test_fingerprint_values(void **state)
     (void)state;
     /* From the specification's table: "int" -> 0x7275d51a3f395c8f. */
     assert_true(avk_rabin64("\"int\"", 5) == 0x7275d51a3f395c8fULL);
-    s = PARSE("{'type':'int','doc':'ignored','x':1}");
+    s = AVKT_PARSE("{'type':'int','doc':'ignored','x':1}");
     AVKT_OK(avk_type_fingerprint(avk_schema_root(s), AVK_FINGERPRINT_RABIN, fp, &n, &err));
     assert_int_equal(n, 8);
     assert_memory_equal(fp, int_rabin, 8);
@@ -1732,9 +1676,12 @@ static void test_fingerprint_values(void **state)
     avk_schema_free(s);
     /* Equality sees attributes the canonical form drops. */
     {
-        avk_schema *a = PARSE("{'type':'record','name':'R','fields':[{'name':'f','type':'int','doc':'x'}]}");
-        avk_schema *b = PARSE("{'type':'record','name':'R','fields':[{'name':'f','type':'int','doc':'y'}]}");
-        avk_schema *c = PARSE("{'type':'record','name':'R','fields':[{'name':'f','type':'int','doc':'x'}]}");
+        avk_schema *a = AVKT_PARSE(
+            "{'type':'record','name':'R','fields':[{'name':'f','type':'int','doc':'x'}]}");
+        avk_schema *b = AVKT_PARSE(
+            "{'type':'record','name':'R','fields':[{'name':'f','type':'int','doc':'y'}]}");
+        avk_schema *c = AVKT_PARSE(
+            "{'type':'record','name':'R','fields':[{'name':'f','type':'int','doc':'x'}]}");
         char *ca = canonical_of(avk_schema_root(a)), *cb = canonical_of(avk_schema_root(b));
         assert_string_equal(ca, cb);
         assert_int_equal(avk_type_equal(avk_schema_root(a), avk_schema_root(b)), 0);
