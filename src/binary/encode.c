@@ -474,27 +474,69 @@ static avk_status array_range(ectx *c, const avki_node *n, const avk_value *v, s
 {
     const avki_step *item = c->steps + n->first;
     const avk_value *items = (const avk_value *)v->u.array.items;
+    avk_writer *w = c->w;
+    uint8_t *p = w->pos;
     size_t i;
     for (i = start; i < start + k; i++) {
-        avk_status st = encode_step(c, item, items + i, depth);
+        avk_status st;
+        if (AVK_LIKELY(w->end - p >= FAST_ROOM)) { /* as in encode_record */
+            uint8_t *q = fast_put(c->nodes, item, items + i, p);
+            if (AVK_LIKELY(q != NULL)) {
+                p = q;
+                continue;
+            }
+        }
+        w->pos = p;
+        st = encode_step(c, item, items + i, depth);
         if (AVK_UNLIKELY(st != AVK_OK))
             return avki_path_prepend(c->err, st, ".items[%zu]", i);
+        w = c->w;
+        p = w->pos;
     }
+    w->pos = p;
     return AVK_OK;
+}
+
+/* A map key of up to 63 bytes, as fast_put writes strings. */
+AVK_INLINE uint8_t *fast_key(const avk_bytes *key, uint8_t *p)
+{
+    size_t len = key->len;
+    if (AVK_UNLIKELY(len > 63 || (!key->data && len)))
+        return NULL;
+    p[0] = (uint8_t)(len << 1);
+    copy_short(p + 1, key->data, len);
+    return p + 1 + len;
 }
 
 static avk_status map_range(ectx *c, const avki_node *n, const avk_value *v, size_t start,
                             size_t k, size_t depth)
 {
     const avki_step *item = c->steps + n->first;
+    avk_writer *w = c->w;
+    uint8_t *p = w->pos;
     size_t i;
     for (i = start; i < start + k; i++) {
-        avk_status st = write_bytes(c, v->u.map.keys + i, "map key");
-        if (st == AVK_OK)
-            st = encode_step(c, item, v->u.map.values + i, depth);
+        avk_status st;
+        if (AVK_LIKELY(w->end - p >= 2 * FAST_ROOM)) {
+            uint8_t *q = fast_key(v->u.map.keys + i, p);
+            if (AVK_LIKELY(q != NULL))
+                q = fast_put(c->nodes, item, v->u.map.values + i, q);
+            if (AVK_LIKELY(q != NULL)) {
+                p = q;
+                continue;
+            }
+        }
+        w->pos = p;
+        st = write_bytes(c, v->u.map.keys + i, "map key");
+        if (AVK_UNLIKELY(st != AVK_OK))
+            return avki_path_prepend(c->err, st, ".keys[%zu]", i);
+        st = encode_step(c, item, v->u.map.values + i, depth);
         if (AVK_UNLIKELY(st != AVK_OK))
             return avki_path_prepend(c->err, st, ".values[%zu]", i);
+        w = c->w;
+        p = w->pos;
     }
+    w->pos = p;
     return AVK_OK;
 }
 

@@ -730,8 +730,8 @@ static void test_maps(void **state)
     check_fail_msg(f.p, &v, "map.values[1]", "value is string, expected long");
     v.u.map.values[1] = mk_long(prim(AVK_LONG), 2);
     v.u.map.keys[0].data = NULL;
-    check_fail(f.p, &v, AVK_ERR_INVALID_ARGUMENT, "map.values[0]");
-    check_fail_msg(f.p, &v, "map.values[0]", "map key of 1 bytes has no data");
+    check_fail(f.p, &v, AVK_ERR_INVALID_ARGUMENT, "map.keys[0]");
+    check_fail_msg(f.p, &v, "map.keys[0]", "map key of 1 bytes has no data");
     free(v.u.map.keys);
     v.u.map.keys = NULL;
     check_fail(f.p, &v, AVK_ERR_INVALID_ARGUMENT, "map");
