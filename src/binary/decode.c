@@ -774,12 +774,30 @@ static avk_status decode_array(dctx *c, const avki_node *n, avk_value *v, size_t
     return AVK_OK;
 }
 
+/* A map key as a view, its length one byte (keys are short); NULL sends
+ * it the general way. */
+AVK_INLINE const uint8_t *fast_key(const uint8_t *p, const uint8_t *end, avk_bytes *k,
+                                   uint64_t max_bytes)
+{
+    size_t len;
+    if (AVK_UNLIKELY(end - p < 2 * AVK_VARINT_LONG_MAX || p[0] >= 0x80 || (p[0] & 1)))
+        return NULL;
+    len = p[0] >> 1;
+    if (AVK_UNLIKELY(len > max_bytes || len > (size_t)(end - p) - 1))
+        return NULL;
+    k->data = p + 1;
+    k->len = len;
+    return p + 1 + len;
+}
+
 static avk_status decode_map(dctx *c, const avki_node *n, avk_value *v, size_t depth)
 {
     const avki_step *item = c->steps + n->first;
     uint64_t min_size = c->nodes[item->node].min_size + 1; /* the key's length */
     void *keys = NULL, *vals = NULL;
     uint64_t total = 0, kcap = 0, vcap = 0;
+    int views = c->views && !c->check_utf8;
+    uint64_t max_bytes = c->limits->max_bytes;
 
     for (;;) {
         uint64_t left = 0, end, off = avk_reader_offset(c->r);
@@ -793,7 +811,21 @@ static avk_status decode_map(dctx *c, const avki_node *n, avk_value *v, size_t d
             AVK_TRY(reserve_items(c, &vals, &vcap, total, total + take, sizeof(avk_value)));
             for (i = 0; i < take; i++) {
                 avk_bytes *k = (avk_bytes *)keys + total + i;
-                avk_status st = read_string(c, k, 1);
+                avk_value *val = (avk_value *)vals + total + i;
+                avk_status st;
+                if (views) { /* as in decode_record: key and leaf value in registers */
+                    avk_reader *r = c->r;
+                    const uint8_t *q = fast_key(r->pos, r->end, k, max_bytes);
+                    if (AVK_LIKELY(q != NULL)) {
+                        val->type = item->type;
+                        q = fast_field(c->nodes, item, val, q, r->end, views, max_bytes);
+                    }
+                    if (AVK_LIKELY(q != NULL)) {
+                        r->pos = q;
+                        continue;
+                    }
+                }
+                st = read_string(c, k, 1);
                 if (AVK_UNLIKELY(st != AVK_OK))
                     return avki_path_prepend(c->err, st, ".keys[%llu]",
                                              (unsigned long long)(total + i));
