@@ -749,8 +749,20 @@ static avk_status decode_array(dctx *c, const avki_node *n, avk_value *v, size_t
             AVK_TRY(reserve_items(c, &items, &cap, total, total + take, elem));
             if (boxed) {
                 avk_value *vals = (avk_value *)items + total;
+                avk_reader *r = c->r;
+                int views = c->views && !c->check_utf8;
                 for (i = 0; i < take; i++) {
-                    avk_status st = decode_step(c, item, vals + i, depth);
+                    avk_status st;
+                    /* Leaf items (strings, enums, fixed) as in decode_record. */
+                    const uint8_t *q;
+                    vals[i].type = item->type;
+                    q = fast_field(c->nodes, item, vals + i, r->pos, r->end, views,
+                                   c->limits->max_bytes);
+                    if (AVK_LIKELY(q != NULL)) {
+                        r->pos = q;
+                        continue;
+                    }
+                    st = decode_step(c, item, vals + i, depth);
                     if (AVK_UNLIKELY(st != AVK_OK))
                         return avki_path_prepend(c->err, st, ".items[%llu]",
                                                  (unsigned long long)(total + i));
