@@ -95,11 +95,12 @@ AVK_INLINE void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
         /* Four 16-byte moves at 0, 16, 32, 48, each pulled back to end at
          * n: no branch on which of 16..64 bytes (lengths vary from string
          * to string, so a test would mispredict). */
-        size_t last = n - 16, k;
-        for (k = 0; k < 64; k += 16) {
-            size_t off = k < last ? k : last;
-            memcpy(dst + off, src + off, 16);
-        }
+        size_t last = n - 16, o1 = last < 16 ? last : 16, o2 = last < 32 ? last : 32,
+               o3 = last < 48 ? last : 48;
+        memcpy(dst, src, 16);
+        memcpy(dst + o1, src + o1, 16);
+        memcpy(dst + o2, src + o2, 16);
+        memcpy(dst + o3, src + o3, 16);
     } else if (n >= 4) {
         if (n >= 8) {
             memcpy(dst, src, 8);
