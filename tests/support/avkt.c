@@ -190,3 +190,15 @@ char *avkt_interop_read(const char *dir, const char *relative, size_t *len)
         fail_msg("%s: cannot open", path);
     return text;
 }
+
+const char *avkt_wide_varint_schema(void)
+{
+    static char js[4096];
+    int used = snprintf(js, sizeof js, "{\"type\":\"record\",\"name\":\"W\",\"fields\":[");
+    size_t i;
+    for (i = 0; i < 40; i++)
+        used += snprintf(js + used, sizeof js - (size_t)used, "%s{\"name\":\"f%zu\",\"type\":\"%s\"}",
+                         i ? "," : "", i, i == 35 ? "string" : i % 3 == 1 ? "int" : "long");
+    snprintf(js + used, sizeof js - (size_t)used, "]}");
+    return js;
+}

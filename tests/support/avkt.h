@@ -101,4 +101,9 @@ int avkt_interop_available(const char *dir, const char *relative);
  * after the SKIPPED note, when it is absent (the caller then skips). */
 char *avkt_interop_read(const char *dir, const char *relative, size_t *len);
 
+/* A record "W" of 40 fields, ints (i % 3 == 1) and longs, broken by a
+ * string at field 35: runs of varints longer than the encoder's gathering
+ * (32) for the encode and builder suites. A static buffer. */
+const char *avkt_wide_varint_schema(void);
+
 #endif

@@ -550,18 +550,6 @@ static void test_maps(void **state)
 /* Records of many ints and longs (held and written in bulk by the builder)
  * broken by a string; long calls for int fields; reset and wrong calls in
  * the middle of a run. */
-static const char *wide_schema(void)
-{
-    static char js[4096];
-    int used = snprintf(js, sizeof js, "{\"type\":\"record\",\"name\":\"W\",\"fields\":[");
-    size_t i;
-    for (i = 0; i < 40; i++)
-        used += snprintf(js + used, sizeof js - (size_t)used, "%s{\"name\":\"f%zu\",\"type\":\"%s\"}",
-                         i ? "," : "", i, i == 35 ? "string" : i % 3 == 1 ? "int" : "long");
-    snprintf(js + used, sizeof js - (size_t)used, "]}");
-    return js;
-}
-
 static void test_wide_varint_runs(void **state)
 {
     fix f;
@@ -569,7 +557,7 @@ static void test_wide_varint_runs(void **state)
     uint8_t want[600];
     size_t n, i, r;
     (void)state;
-    fix_open(&f, wide_schema(), 0, 0, 0);
+    fix_open(&f, avkt_wide_varint_schema(), 0, 0, 0);
     for (r = 0; r < 30; r++) {
         n = 0;
         for (i = 0; i < 40; i++) {
@@ -618,7 +606,7 @@ static void test_wide_varint_runs(void **state)
         avk_writer w;
         avk_writer_options o;
         avk_builder *b;
-        avk_schema *s = AVKT_PARSE_RAW(wide_schema());
+        avk_schema *s = AVKT_PARSE_RAW(avkt_wide_varint_schema());
         avk_plan *p = avkt_plan_new(avk_schema_root(s), 0, NULL, 0);
         avk_error err;
         avk_status st = AVK_OK;

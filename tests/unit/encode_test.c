@@ -978,23 +978,9 @@ static void test_many_records(void **state)
     avk_schema_free(s);
 }
 
-/* 40 fields: ints and longs in runs longer than the encoder's gathering
- * (32), broken by a string. */
-static const char *wide_schema(void)
-{
-    static char js[4096];
-    int used = snprintf(js, sizeof js, "{\"type\":\"record\",\"name\":\"W\",\"fields\":[");
-    size_t i;
-    for (i = 0; i < 40; i++)
-        used += snprintf(js + used, sizeof js - (size_t)used, "%s{\"name\":\"f%zu\",\"type\":\"%s\"}",
-                         i ? "," : "", i, i == 35 ? "string" : i % 3 == 1 ? "int" : "long");
-    snprintf(js + used, sizeof js - (size_t)used, "]}");
-    return js;
-}
-
 static void test_wide_varint_runs(void **state)
 {
-    fix f = fix_new(wide_schema(), 0, 0);
+    fix f = fix_new(avkt_wide_varint_schema(), 0, 0);
     avkt_rng rng = {9};
     uint8_t want[600];
     size_t n = 0, i, r;
