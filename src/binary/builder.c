@@ -458,6 +458,8 @@ AVK_INLINE bframe *fast_slot(avk_builder *b, avki_op op)
         return b->steps[f->first + f->index].op == op ? f : NULL;
     if (f->op == AVKI_OP_ARRAY)
         return b->steps[f->first].op == op ? f : NULL;
+    if (f->op == AVKI_OP_UNION) /* the chosen branch's value */
+        return b->steps[f->first + f->index].op == op ? f : NULL;
     return NULL;
 }
 
@@ -497,12 +499,18 @@ AVK_INLINE avk_status fast_done(avk_builder *b, bframe *f, avk_status st, avk_er
     if (st != AVK_OK)                                  \
         return st
 
-avk_status avk_builder_null(avk_builder *b, avk_error *err)
+static avk_status general_null(avk_builder *b, avk_error *err)
 {
     BEGIN("avk_builder_null");
     if (b->nodes[node].op != AVKI_OP_NULL)
         return mismatch(b, saved, "avk_builder_null", node, err);
     return value_done(b, err);
+}
+
+avk_status avk_builder_null(avk_builder *b, avk_error *err)
+{
+    FAST(AVKI_OP_NULL, AVK_OK);
+    return general_null(b, err);
 }
 
 static avk_status general_boolean(avk_builder *b, int v, avk_error *err)
@@ -661,11 +669,15 @@ static avk_status bytes_like(avk_builder *b, const char *call, avki_op op, const
 
 avk_status avk_builder_bytes(avk_builder *b, const void *data, size_t len, avk_error *err)
 {
+    if (data || !len)
+        FAST(AVKI_OP_BYTES, write_bytes(b->out, data, len, err));
     return bytes_like(b, "avk_builder_bytes", AVKI_OP_BYTES, data, len, err);
 }
 
 avk_status avk_builder_string(avk_builder *b, const char *s, size_t len, avk_error *err)
 {
+    if (s || !len)
+        FAST(AVKI_OP_STRING, write_bytes(b->out, s, len, err));
     return bytes_like(b, "avk_builder_string", AVKI_OP_STRING, s, len, err);
 }
 
@@ -686,7 +698,21 @@ avk_status avk_builder_fixed(avk_builder *b, const void *data, size_t len, avk_e
     return leaf_written(b, saved, avk_writer_write_raw(b->out, data, len, err), err);
 }
 
+static avk_status general_enum(avk_builder *b, int32_t index, avk_error *err);
+
 avk_status avk_builder_enum(avk_builder *b, int32_t index, avk_error *err)
+{
+    bframe *f = fast_slot(b, AVKI_OP_ENUM);
+    if (AVK_LIKELY(f != NULL)) {
+        const avki_step *st = f->op == AVKI_OP_ARRAY ? &b->steps[f->first]
+                                                     : &b->steps[f->first + f->index];
+        if (AVK_LIKELY(index >= 0 && (uint32_t)index < b->nodes[st->node].count))
+            return fast_done(b, f, avk_writer_write_int(b->out, index, err), err);
+    }
+    return general_enum(b, index, err);
+}
+
+static avk_status general_enum(avk_builder *b, int32_t index, avk_error *err)
 {
     const avki_node *n;
     BEGIN("avk_builder_enum");
@@ -701,7 +727,30 @@ avk_status avk_builder_enum(avk_builder *b, int32_t index, avk_error *err)
 
 /* ---- unions, arrays, maps ----------------------------------------------------------- */
 
+static avk_status general_union(avk_builder *b, uint32_t branch, avk_error *err);
+
 avk_status avk_builder_union(avk_builder *b, uint32_t branch, avk_error *err)
+{
+    /* A union field of an open record: push its frame and write the index
+     * without the general slot search. */
+    bframe *f = fast_slot(b, AVKI_OP_UNION);
+    if (AVK_LIKELY(f != NULL && f->op == AVKI_OP_RECORD)) {
+        uint32_t node = b->steps[f->first + f->index].node;
+        const avki_node *n = &b->nodes[node];
+        size_t saved = b->depth;
+        if (AVK_LIKELY(branch < n->count && !b->callless[b->steps[n->first + branch].node])) {
+            avk_status st = push(b, node, branch, err);
+            if (st == AVK_OK)
+                st = avk_writer_write_long(b->out, (int64_t)branch, err);
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return failed(b, saved, st, err);
+            return AVK_OK;
+        }
+    }
+    return general_union(b, branch, err);
+}
+
+static avk_status general_union(avk_builder *b, uint32_t branch, avk_error *err)
 {
     const avki_node *n;
     BEGIN("avk_builder_union");
