@@ -4,6 +4,7 @@
 
 #include "avrokit/alloc.h"
 #include "avrokit/arena.h"
+#include "avrokit/avro_json.h"
 #include "avrokit/builder.h"
 #include "avrokit/kernel.h"
 #include "avrokit/logical.h"

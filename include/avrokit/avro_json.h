@@ -1,0 +1,33 @@
+/* The Avro JSON encoding of values (writing; reading comes with the container tools). */
+#ifndef AVROKIT_AVRO_JSON_H
+#define AVROKIT_AVRO_JSON_H
+
+#include "avrokit/status.h"
+#include "avrokit/value.h"
+#include "avrokit/writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AVK_JSON_PRETTY 0x1u /* newlines and two-space indentation */
+
+/* Writes v in the Avro JSON encoding of the specification: records and
+ * maps as objects (fields in schema order, map entries in order), arrays
+ * as arrays, enums as their symbol, null unions as null and other unions
+ * as {"<branch name>": value} (the full name of a named type, else the
+ * type's name such as "string" or "array"), bytes and fixed as strings of
+ * code points U+0000-U+00FF, one per byte. Floats are written as the
+ * double they widen to, in the fewest digits that read back exactly; NaN
+ * and infinities, which JSON lacks, as the strings "NaN", "Infinity" and
+ * "-Infinity" (as Apache Avro's tools write them). Logical types are
+ * written as their underlying type. No newline at the end.
+ * Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT when v is malformed (no type,
+ * union branch or enum index out of range, missing data); AVK_ERR_LIMIT
+ * past 1024 levels of nesting; the writer's statuses. */
+avk_status avk_value_write_json(const avk_value *v, unsigned flags, avk_writer *w, avk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

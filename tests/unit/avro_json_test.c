@@ -1,0 +1,194 @@
+/* The Avro JSON encoding writer: values decoded from known bytes, written as exact JSON text. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "avkt.h"
+
+/* Decodes hex as schema sq, writes it as JSON (flags) and compares. */
+static void expect_json_flags(const char *sq, const char *hex, unsigned flags, const char *want)
+{
+    avk_schema *s = AVKT_PARSE(sq);
+    avk_plan *p = avkt_plan_new(avk_schema_root(s), 0, NULL, 0);
+    uint8_t in[512];
+    size_t n = avkt_unhex(hex, in, sizeof in), len;
+    avk_arena *arena;
+    avk_reader r;
+    avk_value v;
+    avk_writer w;
+    avk_error err;
+    const uint8_t *out;
+    AVKT_OK(avk_arena_new(NULL, &arena, NULL));
+    avk_reader_init_memory(&r, in, n);
+    if (avk_plan_decode(p, &r, arena, &v, &err) != AVK_OK)
+        fail_msg("decode of %s: %s", hex, err.message);
+    assert_int_equal(r.pos - in, n);
+    AVKT_OK(avk_writer_init_memory(&w, NULL, NULL));
+    AVKT_OK(avk_value_write_json(&v, flags, &w, &err));
+    out = avk_writer_data(&w, &len);
+    if (len != strlen(want) || memcmp(out, want, len) != 0)
+        fail_msg("schema %s, bytes %s:\n  got  %.*s\n  want %s", sq, hex, (int)len,
+                 (const char *)out, want);
+    avk_writer_destroy(&w);
+    avk_arena_free(arena);
+    avk_plan_free(p);
+    avk_schema_free(s);
+}
+
+static void expect_json(const char *sq, const char *hex, const char *want)
+{
+    expect_json_flags(sq, hex, 0, want);
+}
+
+static void test_primitives(void **state)
+{
+    (void)state;
+    expect_json("'null'", "", "null");
+    expect_json("'boolean'", "01", "true");
+    expect_json("'boolean'", "00", "false");
+    expect_json("'int'", "01", "-1");
+    expect_json("'int'", "feffffff0f", "2147483647");
+    expect_json("'long'", "ffffffffffffffffff01", "-9223372036854775808");
+    expect_json("'long'", "a413", "1234");
+    /* Doubles in the fewest digits that read back; integral ones keep ".0". */
+    expect_json("'double'", "9a9999999999b93f", "0.1");
+    expect_json("'double'", "0000000000489340", "1234.0");
+    expect_json("'double'", "555555555555d53f", "0.3333333333333333");
+    expect_json("'double'", "000000000000f87f", "\"NaN\"");
+    expect_json("'double'", "000000000000f07f", "\"Infinity\"");
+    expect_json("'double'", "000000000000f0ff", "\"-Infinity\"");
+    expect_json("'double'", "0000000000000080", "-0.0");
+    /* A float as the double it widens to (0.1f is 0.100000001490116...). */
+    expect_json("'float'", "cdcccc3d", "0.10000000149011612");
+    expect_json("'float'", "00409a44", "1234.0");
+    expect_json("'float'", "0000c07f", "\"NaN\"");
+}
+
+static void test_strings_and_bytes(void **state)
+{
+    (void)state;
+    expect_json("'string'", "0c68c3a96c6c6f", "\"h\xc3\xa9llo\"");
+    /* Quotes, backslashes and controls are escaped. */
+    expect_json("'string'", "0a22615c0a01", "\"\\\"a\\\\\\n\\u0001\"");
+    expect_json("'string'", "00", "\"\"");
+    /* Bytes: one code point per byte, U+0080-U+00FF as two UTF-8 bytes. */
+    expect_json("'bytes'", "0a00417fff22", "\"\\u0000A\x7f\xc3\xbf\\\"\"");
+    expect_json("{'type': 'fixed', 'name': 'F', 'size': 3}", "5c80e9",
+                "\"\\\\\xc2\x80\xc3\xa9\"");
+    /* Decimal on bytes: the unscaled integer's bytes, as bytes. */
+    expect_json("{'type': 'bytes', 'logicalType': 'decimal', 'precision': 5, 'scale': 2}",
+                "043039", "\"09\"");
+}
+
+static void test_complex(void **state)
+{
+    (void)state;
+    expect_json("{'type': 'record', 'name': 'R', 'fields': [{'name': 'a', 'type': 'long'}, "
+                "{'name': 'b', 'type': 'string'}]}",
+                "0206666f6f", "{\"a\":1,\"b\":\"foo\"}");
+    expect_json("{'type': 'record', 'name': 'E', 'fields': []}", "", "{}");
+    expect_json("{'type': 'enum', 'name': 'Suit', 'symbols': ['HEARTS', 'SPADES']}", "02",
+                "\"SPADES\"");
+    /* Typed arrays of every item kind, and boxed ones. */
+    expect_json("{'type': 'array', 'items': 'long'}", "0602040600", "[1,2,3]");
+    expect_json("{'type': 'array', 'items': 'int'}", "05080201800100", "[1,-1,64]");
+    expect_json("{'type': 'array', 'items': 'boolean'}", "04010000", "[true,false]");
+    expect_json("{'type': 'array', 'items': 'double'}", "02000000000000f03f00", "[1.0]");
+    expect_json("{'type': 'array', 'items': 'float'}", "020000c03f00", "[1.5]");
+    expect_json("{'type': 'array', 'items': 'null'}", "0400", "[null,null]");
+    expect_json("{'type': 'array', 'items': {'type': 'fixed', 'name': 'F2', 'size': 2}}",
+                "0461626364" "00", "[\"ab\",\"cd\"]");
+    expect_json("{'type': 'array', 'items': 'string'}", "040278027900", "[\"x\",\"y\"]");
+    expect_json("{'type': 'array', 'items': 'long'}", "00", "[]");
+    expect_json("{'type': 'map', 'values': 'long'}", "04026b02027a0400",
+                "{\"k\":1,\"z\":2}");
+    expect_json("{'type': 'map', 'values': 'long'}", "00", "{}");
+    /* Unions: null bare, other branches wrapped in their type's name. */
+    expect_json("['null', 'string']", "00", "null");
+    expect_json("['null', 'string']", "020261", "{\"string\":\"a\"}");
+    expect_json("['int', {'type': 'array', 'items': 'int'}]", "02020200",
+                "{\"array\":[1]}");
+    expect_json("{'type': 'record', 'name': 'ns.Rec', 'fields': [{'name': 'u', 'type': "
+                "['null', {'type': 'record', 'name': 'Inner', 'fields': [{'name': 'x', "
+                "'type': 'int'}]}]}]}",
+                "0204", "{\"u\":{\"ns.Inner\":{\"x\":2}}}");
+    /* A recursive list. */
+    expect_json("{'type': 'record', 'name': 'L', 'fields': [{'name': 'v', 'type': 'int'}, "
+                "{'name': 'next', 'type': ['null', 'L']}]}",
+                "02020400", "{\"v\":1,\"next\":{\"L\":{\"v\":2,\"next\":null}}}");
+}
+
+static void test_pretty(void **state)
+{
+    (void)state;
+    expect_json_flags("{'type': 'record', 'name': 'R', 'fields': [{'name': 'a', 'type': "
+                      "{'type': 'array', 'items': 'int'}}, {'name': 'm', 'type': {'type': "
+                      "'map', 'values': 'string'}}, {'name': 'e', 'type': {'type': 'array', "
+                      "'items': 'int'}}]}",
+                      "04020400" "02026b02760000", AVK_JSON_PRETTY,
+                      "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"m\": {\n    \"k\": \"v\"\n  },\n"
+                      "  \"e\": []\n}");
+}
+
+static void test_bad_values(void **state)
+{
+    avk_schema *s = AVKT_PARSE("{'type': 'enum', 'name': 'E', 'symbols': ['A']}");
+    avk_schema *u = AVKT_PARSE("['null', 'int']");
+    avk_writer w;
+    avk_value v, b;
+    avk_error err;
+    (void)state;
+    AVKT_OK(avk_writer_init_memory(&w, NULL, NULL));
+    memset(&v, 0, sizeof v);
+    AVKT_ASSERT_STATUS(avk_value_write_json(&v, 0, &w, &err), AVK_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "value has no type");
+    v.type = avk_schema_root(s);
+    v.u.index = 1;
+    AVKT_ASSERT_STATUS(avk_value_write_json(&v, 0, &w, &err), AVK_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "enum index 1 out of range (E has 1 symbols)");
+    v.type = avk_schema_root(u);
+    v.u.branch.index = 2;
+    v.u.branch.value = &b;
+    AVKT_ASSERT_STATUS(avk_value_write_json(&v, 0, &w, &err), AVK_ERR_INVALID_ARGUMENT);
+    AVKT_ASSERT_STATUS(avk_value_write_json(NULL, 0, &w, &err), AVK_ERR_INVALID_ARGUMENT);
+    avk_writer_destroy(&w);
+    avk_schema_free(s);
+    avk_schema_free(u);
+}
+
+/* A memory writer's max_size reached mid-value: the writer's LIMIT. */
+static void test_writer_limit(void **state)
+{
+    avk_schema *s = AVKT_PARSE("'string'");
+    avk_writer_options o;
+    avk_writer w;
+    avk_value v;
+    avk_error err;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.buffer_size = 8;
+    o.max_size = 8;
+    AVKT_OK(avk_writer_init_memory(&w, &o, NULL));
+    v.type = avk_schema_root(s);
+    v.u.bytes.data = (const uint8_t *)"0123456789";
+    v.u.bytes.len = 10;
+    AVKT_ASSERT_STATUS(avk_value_write_json(&v, 0, &w, &err), AVK_ERR_LIMIT);
+    avk_writer_destroy(&w);
+    avk_schema_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(avkt_test_kernel_choice),
+        cmocka_unit_test(test_primitives),
+        cmocka_unit_test(test_strings_and_bytes),
+        cmocka_unit_test(test_complex),
+        cmocka_unit_test(test_pretty),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_writer_limit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
