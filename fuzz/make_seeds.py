@@ -247,3 +247,47 @@ write(D, "crash-block-size-too-small", bytes([S_LONGS]) + enc(-2) + enc(1) + enc
 # An array of fixed(0): items take no storage (NULL items, zero-size copies).
 write(D, "crash-fixed0-array", bytes([S_EMPTIES]) + enc(0) + enc(1) + enc(0) + enc(0))
 write(RT, "crash-fixed0-array", bytes([S_EMPTIES]) + enc(0) + enc(2) + enc(0) + enc(0))
+
+# ---- fuzz_codec: [codec % 6][limit selector: 2^(b % 17) bytes; b & 0x80: level 1][stream...]
+import bz2
+import lzma
+import zlib
+
+C = "fuzz_codec"
+NULL, DEFLATE, SNAPPY, ZSTD, BZIP2, XZ = range(6)
+
+
+def raw_deflate(data, level=6):
+    c = zlib.compressobj(level, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush()
+
+
+def snappy_literal(data):
+    """A snappy block of one literal (len < 61) plus Avro's big-endian CRC-32."""
+    return bytes([len(data)]) + bytes([(len(data) - 1) << 2]) + data + zlib.crc32(data).to_bytes(4, "big")
+
+
+HELLO = b"hello, avro container block " * 3
+ZSTD_PIPE_HELLO = bytes.fromhex("28b52ffd045829000068656c6c6fa36d9f88")  # zstd(1) from a pipe: no size
+ZSTD_FILE_HELLO = bytes.fromhex("28b52ffd240529000068656c6c6fa36d9f88")  # with its content size
+for name, codec, stream in [
+    ("null", NULL, HELLO),
+    ("deflate", DEFLATE, raw_deflate(HELLO)),
+    ("snappy", SNAPPY, snappy_literal(HELLO[:40])),
+    ("snappy-empty", SNAPPY, b"\x00" + zlib.crc32(b"").to_bytes(4, "big")),
+    ("zstd-unsized", ZSTD, ZSTD_PIPE_HELLO),
+    ("zstd-sized", ZSTD, ZSTD_FILE_HELLO),
+    ("bzip2", BZIP2, bz2.compress(HELLO, 9)),
+    ("xz", XZ, lzma.compress(HELLO)),
+]:
+    write(C, name, bytes([codec, 10]) + stream)
+    write(C, name + "-truncated", bytes([codec, 10]) + stream[: len(stream) // 2])
+    write(C, name + "-level1", bytes([codec, 0x80 | 10]) + stream)
+# Bombs: 1 MiB of zeros against a 4 KiB limit.
+Z = bytes(1 << 20)
+write(C, "bomb-deflate", bytes([DEFLATE, 12]) + raw_deflate(Z, 9))
+write(C, "bomb-bzip2", bytes([BZIP2, 12]) + bz2.compress(Z, 1))
+write(C, "bomb-xz", bytes([XZ, 12]) + lzma.compress(Z, preset=1))
+write(C, "bomb-snappy-header", bytes([SNAPPY, 12]) + b"\x80\x80\x40" + b"\x00" * 8)
+write(C, "snappy-crc-mismatch", bytes([SNAPPY, 10]) + snappy_literal(b"hello")[:-1] + b"\x00")
+write(C, "deflate-reserved-block", bytes([DEFLATE, 10]) + b"\x07\x00\x00")

@@ -179,6 +179,150 @@ static void test_writer_limit(void **state)
     avk_schema_free(s);
 }
 
+/* Reads Avro JSON text as schema sq, writes it back compact and compares
+ * with want (NULL: the input itself). */
+static void expect_read(const char *sq, const char *json, const char *want)
+{
+    avk_schema *s = AVKT_PARSE(sq);
+    avk_arena *arena;
+    avk_value v;
+    avk_writer w;
+    avk_error err;
+    const uint8_t *out;
+    size_t len;
+    AVKT_OK(avk_arena_new(NULL, &arena, NULL));
+    if (avk_value_read_json(avk_schema_root(s), json, strlen(json), arena, &v, &err) != AVK_OK)
+        fail_msg("reading %s as %s: %s", json, sq, err.message);
+    AVKT_OK(avk_writer_init_memory(&w, NULL, NULL));
+    AVKT_OK(avk_value_write_json(&v, 0, &w, &err));
+    out = avk_writer_data(&w, &len);
+    if (!want)
+        want = json;
+    if (len != strlen(want) || memcmp(out, want, len) != 0)
+        fail_msg("read %s as %s:\n  got  %.*s\n  want %s", json, sq, (int)len,
+                 (const char *)out, want);
+    avk_writer_destroy(&w);
+    avk_arena_free(arena);
+    avk_schema_free(s);
+}
+
+/* Reading JSON that does not fit: status, path and message. */
+static void expect_read_error(const char *sq, const char *json, avk_status want, const char *path,
+                              const char *message)
+{
+    avk_schema *s = AVKT_PARSE(sq);
+    avk_arena *arena;
+    avk_value v;
+    avk_error err;
+    AVKT_OK(avk_arena_new(NULL, &arena, NULL));
+    AVKT_ASSERT_STATUS(avk_value_read_json(avk_schema_root(s), json, strlen(json), arena, &v,
+                                           &err),
+                       want);
+    assert_string_equal(err.path, path);
+    assert_string_equal(err.message, message);
+    avk_arena_free(arena);
+    avk_schema_free(s);
+}
+
+static void test_read_round_trips(void **state)
+{
+    (void)state;
+    expect_read("'null'", "null", NULL);
+    expect_read("'int'", "-2147483648", NULL);
+    expect_read("'long'", "9223372036854775807", NULL);
+    expect_read("'double'", "0.1", NULL);
+    expect_read("'double'", "\"-Infinity\"", NULL);
+    expect_read("'double'", "3", "3.0");
+    expect_read("'float'", "1.5", NULL);
+    expect_read("'string'", "\"h\\u00e9\\n\"", "\"h\xc3\xa9\\n\"");
+    expect_read("'bytes'", "\"\\u0000\\u00ff\"", "\"\\u0000\xc3\xbf\"");
+    expect_read("{'type': 'fixed', 'name': 'F', 'size': 2}", "\"ab\"", NULL);
+    expect_read("{'type': 'enum', 'name': 'E', 'symbols': ['A', 'B']}", "\"B\"", NULL);
+    expect_read("{'type': 'array', 'items': 'int'}", "[1,-2,3]", NULL);
+    expect_read("{'type': 'array', 'items': 'boolean'}", "[true,false]", NULL);
+    expect_read("{'type': 'array', 'items': {'type': 'fixed', 'name': 'G', 'size': 1}}",
+                "[\"a\",\"b\"]", NULL);
+    expect_read("{'type': 'array', 'items': 'null'}", "[null]", NULL);
+    expect_read("{'type': 'map', 'values': 'string'}", "{\"a\":\"x\",\"b\":\"y\"}", NULL);
+    expect_read("['null', 'string']", "{\"string\":\"a\"}", NULL);
+    expect_read("['null', 'string']", "null", NULL);
+    /* A named branch by its full or simple name. */
+    expect_read("['null', {'type': 'record', 'name': 'ns.R', 'fields': [{'name': 'x', 'type': "
+                "'int'}]}]",
+                "{\"R\":{\"x\":1}}", "{\"ns.R\":{\"x\":1}}");
+    expect_read("{'type': 'record', 'name': 'L', 'fields': [{'name': 'v', 'type': 'int'}, "
+                "{'name': 'next', 'type': ['null', 'L']}]}",
+                "{\"v\":1,\"next\":{\"L\":{\"v\":2,\"next\":null}}}", NULL);
+}
+
+/* Missing fields take their defaults, of every type; unions' defaults are
+ * their first branch, unwrapped. */
+static void test_read_defaults(void **state)
+{
+    (void)state;
+    expect_read("{'type': 'record', 'name': 'D', 'fields': ["
+                "{'name': 'a', 'type': 'int', 'default': 7},"
+                "{'name': 'b', 'type': 'bytes', 'default': '\\u00ff'},"
+                "{'name': 'c', 'type': ['null', 'int'], 'default': null},"
+                "{'name': 'd', 'type': ['string', 'null'], 'default': 'x'},"
+                "{'name': 'e', 'type': {'type': 'array', 'items': 'long'}, 'default': [1, 2]},"
+                "{'name': 'f', 'type': {'type': 'map', 'values': 'double'}, 'default': {'k': 1}},"
+                "{'name': 'g', 'type': {'type': 'enum', 'name': 'S', 'symbols': ['P', 'Q']}, "
+                "'default': 'Q'},"
+                "{'name': 'h', 'type': {'type': 'fixed', 'name': 'H', 'size': 1}, 'default': 'z'},"
+                "{'name': 'i', 'type': {'type': 'record', 'name': 'In', 'fields': [{'name': 'y', "
+                "'type': 'string', 'default': 'dflt'}]}, 'default': {}}]}",
+                "{\"a\":1}",
+                "{\"a\":1,\"b\":\"\xc3\xbf\",\"c\":null,\"d\":{\"string\":\"x\"},"
+                "\"e\":[1,2],\"f\":{\"k\":1.0},\"g\":\"Q\",\"h\":\"z\","
+                "\"i\":{\"y\":\"dflt\"}}");
+}
+
+static void test_read_errors(void **state)
+{
+    static const char rec[] = "{'type': 'record', 'name': 'R', 'fields': [{'name': 'a', 'type': "
+                              "{'type': 'array', 'items': 'int'}}, {'name': 'b', 'type': "
+                              "'string'}]}";
+    (void)state;
+    expect_read_error(rec, "{\"a\":[1,\"x\"],\"b\":\"s\"}", AVK_ERR_MALFORMED,
+                      "R.fields[0].items[1]",
+                      "R.fields[0].items[1]: line 1, column 9: expected an integer within 32 "
+                      "bits for int");
+    expect_read_error(rec, "{\"a\":[]}", AVK_ERR_MALFORMED, "R.fields[1]",
+                      "R.fields[1]: line 1, column 1: field \"b\" of R is missing and has no "
+                      "default");
+    expect_read_error(rec, "{\"a\":[],\"b\":\"s\",\"c\":1}", AVK_ERR_MALFORMED, "R",
+                      "R: line 1, column 21: R has no field \"c\"");
+    expect_read_error("'int'", "2147483648", AVK_ERR_MALFORMED, "int",
+                      "int: line 1, column 1: expected an integer within 32 bits for int");
+    expect_read_error("'bytes'", "\"\\u0100\"", AVK_ERR_MALFORMED, "bytes",
+                      "bytes: line 1, column 1: expected code points no larger than U+00FF "
+                      "for bytes");
+    expect_read_error("{'type': 'fixed', 'name': 'F', 'size': 2}", "\"abc\"",
+                      AVK_ERR_MALFORMED, "F", "F: line 1, column 1: 3 bytes for F, which has 2");
+    expect_read_error("['null', 'int']", "{\"string\":\"a\"}", AVK_ERR_MALFORMED, "union",
+                      "union: line 1, column 1: expected null or {\"<branch>\": value} naming "
+                      "a branch for union");
+    expect_read_error("{'type': 'enum', 'name': 'E', 'symbols': ['A']}", "\"Z\"",
+                      AVK_ERR_MALFORMED, "E",
+                      "E: line 1, column 1: expected one of its symbols for E");
+    /* JSON syntax errors come from the JSON reader, with line and column. */
+    {
+        avk_schema *s = AVKT_PARSE("'int'");
+        avk_arena *arena;
+        avk_value v;
+        avk_error err;
+        AVKT_OK(avk_arena_new(NULL, &arena, NULL));
+        AVKT_ASSERT_STATUS(avk_value_read_json(avk_schema_root(s), "[1,", 3, arena, &v, &err),
+                           AVK_ERR_MALFORMED);
+        assert_non_null(strstr(err.message, "line 1, column 4"));
+        AVKT_ASSERT_STATUS(avk_value_read_json(NULL, "1", 1, arena, &v, &err),
+                           AVK_ERR_INVALID_ARGUMENT);
+        avk_arena_free(arena);
+        avk_schema_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +333,9 @@ int main(void)
         cmocka_unit_test(test_pretty),
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_writer_limit),
+        cmocka_unit_test(test_read_round_trips),
+        cmocka_unit_test(test_read_defaults),
+        cmocka_unit_test(test_read_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

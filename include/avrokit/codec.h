@@ -1,0 +1,96 @@
+/* Compression codecs of Avro object container files: names, a reusable byte buffer, one-shot compress and decompress. */
+#ifndef AVROKIT_CODEC_H
+#define AVROKIT_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "avrokit/alloc.h"
+#include "avrokit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The codecs of the specification's "avro.codec" metadata. The numbers are
+ * stable. */
+typedef enum avk_codec {
+    AVK_CODEC_NULL = 0,      /* "null": blocks stored as they are */
+    AVK_CODEC_DEFLATE = 1,   /* "deflate": raw RFC 1951, no zlib header */
+    AVK_CODEC_SNAPPY = 2,    /* "snappy": snappy block + big-endian CRC-32 of the data */
+    AVK_CODEC_ZSTANDARD = 3, /* "zstandard": one or more zstd frames */
+    AVK_CODEC_BZIP2 = 4,     /* "bzip2": a bzip2 stream */
+    AVK_CODEC_XZ = 5         /* "xz": an .xz container stream */
+} avk_codec;
+
+#define AVK_CODEC_COUNT 6
+
+/* Finds the codec named by the len bytes at name (not NUL-terminated).
+ * Accepts the specification's names ("null", "deflate", "snappy",
+ * "zstandard", "bzip2", "xz") and, leniently, "lzma" (what Apache Avro C
+ * writes for xz) and "zstd" (early Avro C++): for those *nonstandard is set
+ * to 1, otherwise to 0. nonstandard may be NULL.
+ * Returns AVK_OK, AVK_ERR_CODEC for an unknown name (message quotes it),
+ * or AVK_ERR_INVALID_ARGUMENT when name (with len > 0) or out is NULL. */
+avk_status avk_codec_from_name(const char *name, size_t len, avk_codec *out, int *nonstandard,
+                               avk_error *err);
+
+/* The specification's name of c ("null", "deflate", ...), or NULL for a
+ * value outside the enum. The string is static. */
+const char *avk_codec_name(avk_codec c);
+
+/* A growable byte buffer owned by the caller and reused block after block,
+ * so that in steady state compressing and decompressing allocate nothing.
+ * data is valid for len bytes; cap is the allocated size. */
+typedef struct avk_buffer {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+    avk_allocator alloc;
+} avk_buffer;
+
+/* Makes an empty buffer (allocates nothing) that will use *alloc, or the C
+ * library when alloc is NULL. The allocator is copied. */
+void avk_buffer_init(avk_buffer *buf, const avk_allocator *alloc);
+
+/* Frees the buffer's memory and leaves it empty and usable. NULL and a
+ * second call are harmless. */
+void avk_buffer_destroy(avk_buffer *buf);
+
+/* Compresses the len bytes at in with codec c into out, replacing its
+ * contents (out->len is the compressed size; capacity is kept and grown as
+ * needed). level 0 means the codec's default; otherwise deflate accepts
+ * 1-12 (libdeflate's scale; default 6), zstandard its levels from
+ * ZSTD_minCLevel() to ZSTD_maxCLevel() (default 3), bzip2 1-9 (default 9),
+ * xz presets 1-9 (default 6); null and snappy ignore it. Snappy output is
+ * followed by the 4-byte big-endian CRC-32 of the input, as Avro requires.
+ * in may be NULL when len is 0.
+ * Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT (unknown codec, level out of
+ * range, NULL out); AVK_ERR_NO_MEMORY; AVK_ERR_LIMIT (input too large for
+ * the codec, e.g. snappy's 4 GiB); AVK_ERR_CODEC (the library failed).
+ * On failure out->len is 0. Thread safety: distinct buffers may be used by
+ * distinct threads at once. Each call creates and frees the codec library's
+ * own state (see src/codec/codec_internal.h for why). */
+avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t len,
+                              avk_buffer *out, avk_error *err);
+
+/* Decompresses the len bytes at in (one container block) with codec c into
+ * out, replacing its contents, refusing to produce more than max_out bytes:
+ * the buffer never grows beyond max_out plus a small slack, whatever the
+ * input claims (decompression bombs). The codec libraries' own working
+ * memory is bounded separately: xz dictionaries up to 64 MiB (presets 0-9)
+ * and zstd windows up to 2^max(23, log2(max_out)) bytes, capped at 128 MiB.
+ * Returns AVK_OK; AVK_ERR_LIMIT (the data would exceed max_out, or needs
+ * more codec memory than allowed); AVK_ERR_CODEC (corrupt or truncated
+ * stream, with a message saying which; bytes after the end of a deflate
+ * stream are ignored, as zlib-based readers do, while bytes after the last
+ * zstd, bzip2 or xz stream are an error); AVK_ERR_CHECKSUM
+ * (snappy CRC-32 mismatch); AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT.
+ * On failure out->len is 0. */
+avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len, size_t max_out,
+                                avk_buffer *out, avk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,199 @@
+/* The codec table: names, the reusable buffer, and dispatch of compress/decompress to each codec. */
+#include <string.h>
+
+#include "codec/codec_internal.h"
+#include "common/alloc_internal.h"
+#include "common/error.h"
+
+static const char *const spec_names[AVK_CODEC_COUNT] = {
+    "null", "deflate", "snappy", "zstandard", "bzip2", "xz",
+};
+
+static const uint8_t empty_input[1];
+
+static int name_is(const char *name, size_t len, const char *want)
+{
+    return strlen(want) == len && memcmp(name, want, len) == 0;
+}
+
+avk_status avk_codec_from_name(const char *name, size_t len, avk_codec *out, int *nonstandard,
+                               avk_error *err)
+{
+    int i;
+    if ((!name && len) || !out)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_codec_from_name: NULL name or out");
+    if (nonstandard)
+        *nonstandard = 0;
+    for (i = 0; i < AVK_CODEC_COUNT; i++) {
+        if (name_is(name, len, spec_names[i])) {
+            *out = (avk_codec)i;
+            return AVK_OK;
+        }
+    }
+    /* Names other writers use although the specification does not. */
+    if (name_is(name, len, "lzma") || name_is(name, len, "zstd")) {
+        *out = name[0] == 'l' ? AVK_CODEC_XZ : AVK_CODEC_ZSTANDARD;
+        if (nonstandard)
+            *nonstandard = 1;
+        return AVK_OK;
+    }
+    return avki_error_set(err, AVK_ERR_CODEC, AVK_OFFSET_UNKNOWN, "unknown codec \"%.*s\"",
+                          len > 64 ? 64 : (int)len, len ? name : "");
+}
+
+const char *avk_codec_name(avk_codec c)
+{
+    if ((unsigned)c >= AVK_CODEC_COUNT)
+        return NULL;
+    return spec_names[c];
+}
+
+void avk_buffer_init(avk_buffer *buf, const avk_allocator *alloc)
+{
+    buf->data = NULL;
+    buf->len = 0;
+    buf->cap = 0;
+    buf->alloc = avki_allocator_or_libc(alloc);
+}
+
+void avk_buffer_destroy(avk_buffer *buf)
+{
+    if (!buf)
+        return;
+    if (buf->data)
+        buf->alloc.free(buf->alloc.ctx, buf->data, buf->cap);
+    buf->data = NULL;
+    buf->len = 0;
+    buf->cap = 0;
+}
+
+avk_status avki_buffer_reserve(avk_buffer *out, size_t need, int keep, avk_error *err)
+{
+    uint8_t *p;
+    if (need <= out->cap)
+        return AVK_OK;
+    if (keep && out->data) {
+        p = (uint8_t *)out->alloc.realloc(out->alloc.ctx, out->data, out->cap, need);
+    } else {
+        if (out->data)
+            out->alloc.free(out->alloc.ctx, out->data, out->cap);
+        out->data = NULL;
+        out->cap = 0;
+        out->len = 0;
+        p = (uint8_t *)out->alloc.alloc(out->alloc.ctx, need);
+    }
+    if (!p)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                              "out of memory for a %zu-byte codec buffer", need);
+    out->data = p;
+    out->cap = need;
+    return AVK_OK;
+}
+
+avk_status avki_buffer_grow_bounded(avk_buffer *out, size_t limit, avk_error *err)
+{
+    size_t want;
+    if (out->cap >= limit)
+        return AVK_ERR_LIMIT;
+    want = out->cap < 4096 ? 4096 : (out->cap > SIZE_MAX / 2 ? SIZE_MAX : out->cap * 2);
+    if (want > limit)
+        want = limit;
+    return avki_buffer_reserve(out, want, 1, err);
+}
+
+/* Blocks handed to libbz2 and liblzma carry their size in front, since
+ * those libraries free without saying how large the block was. */
+typedef union lib_header {
+    size_t size;
+    max_align_t align;
+} lib_header;
+
+void *avki_codec_lib_alloc(avk_allocator *a, size_t size)
+{
+    lib_header *h;
+    if (size > SIZE_MAX - sizeof(lib_header))
+        return NULL;
+    h = (lib_header *)a->alloc(a->ctx, sizeof(lib_header) + size);
+    if (!h)
+        return NULL;
+    h->size = size;
+    return h + 1;
+}
+
+void avki_codec_lib_free(avk_allocator *a, void *p)
+{
+    lib_header *h;
+    if (!p)
+        return;
+    h = (lib_header *)p - 1;
+    a->free(a->ctx, h, sizeof(lib_header) + h->size);
+}
+
+avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t len,
+                              avk_buffer *out, avk_error *err)
+{
+    avk_status st;
+    if (!out || (!in && len))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_codec_compress: NULL buffer or input");
+    out->len = 0;
+    if (!in)
+        in = empty_input; /* some libraries dislike NULL even with length 0 */
+    switch (c) {
+    case AVK_CODEC_NULL:
+        st = avki_buffer_reserve(out, len, 0, err);
+        if (st == AVK_OK && len) {
+            memcpy(out->data, in, len);
+            out->len = len;
+        }
+        break;
+    case AVK_CODEC_DEFLATE: st = avki_deflate_compress(level, in, len, out, err); break;
+    case AVK_CODEC_SNAPPY: st = avki_snappy_compress(in, len, out, err); break;
+    case AVK_CODEC_ZSTANDARD: st = avki_zstd_compress(level, in, len, out, err); break;
+    case AVK_CODEC_BZIP2: st = avki_bzip2_compress(level, in, len, out, err); break;
+    case AVK_CODEC_XZ: st = avki_xz_compress(level, in, len, out, err); break;
+    default:
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "unknown codec number %d", (int)c);
+    }
+    if (st != AVK_OK)
+        out->len = 0;
+    return st;
+}
+
+avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len, size_t max_out,
+                                avk_buffer *out, avk_error *err)
+{
+    avk_status st;
+    if (!out || (!in && len))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_codec_decompress: NULL buffer or input");
+    out->len = 0;
+    if (!in)
+        in = empty_input; /* some libraries dislike NULL even with length 0 */
+    switch (c) {
+    case AVK_CODEC_NULL:
+        if (len > max_out)
+            return avki_error_set(err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
+                                  "null-codec block of %zu bytes exceeds the %zu-byte limit",
+                                  len, max_out);
+        st = avki_buffer_reserve(out, len, 0, err);
+        if (st == AVK_OK && len) {
+            memcpy(out->data, in, len);
+            out->len = len;
+        }
+        break;
+    case AVK_CODEC_DEFLATE: st = avki_deflate_decompress(in, len, max_out, out, err); break;
+    case AVK_CODEC_SNAPPY: st = avki_snappy_decompress(in, len, max_out, out, err); break;
+    case AVK_CODEC_ZSTANDARD: st = avki_zstd_decompress(in, len, max_out, out, err); break;
+    case AVK_CODEC_BZIP2: st = avki_bzip2_decompress(in, len, max_out, out, err); break;
+    case AVK_CODEC_XZ: st = avki_xz_decompress(in, len, max_out, out, err); break;
+    default:
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "unknown codec number %d", (int)c);
+    }
+    if (st != AVK_OK)
+        out->len = 0;
+    return st;
+}
