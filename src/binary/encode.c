@@ -123,20 +123,31 @@ static avk_status no_data(ectx *c, const avk_bytes *b, const char *what)
     return avki_encode_mismatch(c->err, "%s of %zu bytes has no data", what, b->len);
 }
 
-/* A length and the bytes. Short ones (the usual case) in one step: a
- * 1-byte length (zigzag of at most 63) and an inline copy. */
+/* A string, bytes or map key of up to 63 bytes (the usual case) in one
+ * step: a 1-byte length (zigzag of at most 63) and an inline copy; p has
+ * 64 bytes of room. NULL when longer or without data: the caller's
+ * general path writes or reports it. */
+AVK_INLINE uint8_t *put_short_bytes(uint8_t *p, const avk_bytes *b)
+{
+    size_t len = b->len;
+    if (AVK_UNLIKELY(len > 63 || (!b->data && len)))
+        return NULL;
+    p[0] = (uint8_t)(len << 1);
+    copy_short(p + 1, b->data, len);
+    return p + 1 + len;
+}
+
+/* A length and the bytes. */
 AVK_INLINE avk_status write_bytes(ectx *c, const avk_bytes *b, const char *what)
 {
     avk_writer *w = c->w;
     size_t len = b->len;
-    if (AVK_LIKELY(len <= 63 && w->end - w->pos >= 64)) {
-        uint8_t *p = w->pos;
-        if (AVK_UNLIKELY(!b->data && len))
-            return no_data(c, b, what);
-        p[0] = (uint8_t)(len << 1);
-        copy_short(p + 1, b->data, len);
-        w->pos = p + 1 + len;
-        return AVK_OK;
+    if (AVK_LIKELY(w->end - w->pos >= 64)) {
+        uint8_t *q = put_short_bytes(w->pos, b);
+        if (AVK_LIKELY(q != NULL)) {
+            w->pos = q;
+            return AVK_OK;
+        }
     }
     if (AVK_UNLIKELY(!b->data && len))
         return no_data(c, b, what);
@@ -271,14 +282,8 @@ AVK_INLINE uint8_t *fast_put(const avki_node *nodes, const avki_step *s, const a
         memcpy(p, &v->u.d, 8);
         return p + 8;
     case AVKI_OP_STRING:
-    case AVKI_OP_BYTES: {
-        size_t len = v->u.bytes.len;
-        if (AVK_UNLIKELY(len > 63 || (!v->u.bytes.data && len)))
-            return NULL;
-        p[0] = (uint8_t)(len << 1);
-        copy_short(p + 1, v->u.bytes.data, len);
-        return p + 1 + len;
-    }
+    case AVKI_OP_BYTES:
+        return put_short_bytes(p, &v->u.bytes);
     case AVKI_OP_ENUM:
         if (AVK_UNLIKELY((uint32_t)v->u.index >= nodes[s->node].count || v->u.index > 63))
             return NULL;
@@ -498,17 +503,6 @@ static avk_status array_range(ectx *c, const avki_node *n, const avk_value *v, s
     return AVK_OK;
 }
 
-/* A map key of up to 63 bytes, as fast_put writes strings. */
-AVK_INLINE uint8_t *fast_key(const avk_bytes *key, uint8_t *p)
-{
-    size_t len = key->len;
-    if (AVK_UNLIKELY(len > 63 || (!key->data && len)))
-        return NULL;
-    p[0] = (uint8_t)(len << 1);
-    copy_short(p + 1, key->data, len);
-    return p + 1 + len;
-}
-
 static avk_status map_range(ectx *c, const avki_node *n, const avk_value *v, size_t start,
                             size_t k, size_t depth)
 {
@@ -519,7 +513,7 @@ static avk_status map_range(ectx *c, const avki_node *n, const avk_value *v, siz
     for (i = start; i < start + k; i++) {
         avk_status st;
         if (AVK_LIKELY(w->end - p >= 2 * FAST_ROOM)) {
-            uint8_t *q = fast_key(v->u.map.keys + i, p);
+            uint8_t *q = put_short_bytes(p, v->u.map.keys + i);
             if (AVK_LIKELY(q != NULL))
                 q = fast_put(c->nodes, item, v->u.map.values + i, q);
             if (AVK_LIKELY(q != NULL)) {

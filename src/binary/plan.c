@@ -13,9 +13,6 @@
 #define DEFAULT_MAX_EMPTY_ITEMS ((uint64_t)1 << 20)
 #define DEFAULT_MAX_MEMORY ((uint64_t)1 << 30)
 /* min_size saturates here: it is only compared with byte counts. */
-#ifndef AVKI_MIN_RUN
-#define AVKI_MIN_RUN 2
-#endif
 #define MIN_SIZE_CAP ((uint64_t)1 << 40)
 
 /* Growable arrays and a type -> node map while compiling. */
@@ -159,7 +156,7 @@ static void mark_runs(avki_step *s, size_t count)
         if (s[i].op == AVKI_OP_INT || s[i].op == AVKI_OP_LONG)
             while (j < count && s[j].op == s[i].op && j - i < AVKI_MAX_RUN)
                 j++;
-        if (j - i >= AVKI_MIN_RUN)
+        if (j - i > 1) /* a run of one is an ordinary field */
             s[i].run = (uint8_t)(j - i);
         i = j;
     }

@@ -159,29 +159,89 @@ static avk_status read_items(rctx *c, const avki_json *j, const avk_type *t, int
     return AVK_OK;
 }
 
+static uint64_t name_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* For each field of t, the JSON member that gives it (the first, when a
+ * name repeats), or NULL; *vals is an arena array of field_count. Members
+ * in schema order (what writers produce) match position by position; any
+ * other order goes through a hash table of the field names, so the work
+ * stays linear in the object and the record, never their product. */
+static avk_status match_members(rctx *c, const avki_json *j, const avk_type *t,
+                                const avki_json ***vals)
+{
+    size_t m = j->u.object.count, f = t->field_count, k, cap = 0;
+    const avki_json **out = NULL;
+    uint32_t *slots = NULL;
+    if (f && !(out = (const avki_json **)alloc(c, f * sizeof *out)))
+        return no_memory(c);
+    for (k = 0; k < f; k++)
+        out[k] = NULL;
+    for (k = 0; k < m; k++) {
+        const avki_json_member *mem = &j->u.object.members[k];
+        size_t idx = f;
+        if (k < f && strlen(t->fields[k].name) == mem->key_len &&
+            memcmp(t->fields[k].name, mem->key, mem->key_len) == 0) {
+            idx = k;
+        } else {
+            size_t i;
+            if (!slots) { /* built once, on the first member out of place */
+                for (cap = 16; cap < 2 * f; cap *= 2)
+                    ;
+                if (!(slots = (uint32_t *)alloc(c, cap * sizeof *slots)))
+                    return no_memory(c);
+                memset(slots, 0, cap * sizeof *slots);
+                for (i = 0; i < f; i++) {
+                    const char *nm = t->fields[i].name;
+                    size_t h = (size_t)name_hash(nm, strlen(nm)) & (cap - 1);
+                    while (slots[h])
+                        h = (h + 1) & (cap - 1);
+                    slots[h] = (uint32_t)i + 1;
+                }
+            }
+            for (i = (size_t)name_hash(mem->key, mem->key_len) & (cap - 1); slots[i];
+                 i = (i + 1) & (cap - 1)) {
+                const char *nm = t->fields[slots[i] - 1].name;
+                if (strlen(nm) == mem->key_len && memcmp(nm, mem->key, mem->key_len) == 0) {
+                    idx = slots[i] - 1;
+                    break;
+                }
+            }
+        }
+        if (idx == f)
+            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, mem->value->offset,
+                                    "line %u, column %u: %s has no field \"%s\"",
+                                    (unsigned)mem->value->line, (unsigned)mem->value->column,
+                                    t->fullname, mem->key);
+        if (!out[idx])
+            out[idx] = mem->value;
+    }
+    *vals = out;
+    return AVK_OK;
+}
+
 static avk_status read_record(rctx *c, const avki_json *j, const avk_type *t, int is_default,
                               avk_value *v)
 {
-    size_t i, k;
+    size_t i;
     avk_value *fields = NULL;
+    const avki_json **vals = NULL;
     if (j->type != AVKI_JSON_OBJECT)
         return bad(c, j, "an object", t);
-    /* Every member must be a field (duplicates are the JSON parser's to keep:
-     * the first wins, as avki_json_get finds it). */
-    for (k = 0; k < j->u.object.count; k++) {
-        const avki_json_member *m = &j->u.object.members[k];
-        if (!avk_type_field_by_name(t, m->key) || strlen(m->key) != m->key_len)
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, m->value->offset,
-                                    "line %u, column %u: %s has no field \"%s\"",
-                                    (unsigned)m->value->line, (unsigned)m->value->column,
-                                    t->fullname, m->key);
-    }
+    /* Every member must name a field; the first of a repeated name wins. */
+    AVK_TRY(match_members(c, j, t, &vals));
     if (t->field_count && !(fields = (avk_value *)alloc(c, t->field_count * sizeof *fields)))
         return no_memory(c);
     v->u.fields = fields;
     for (i = 0; i < t->field_count; i++) {
         const avk_field *f = &t->fields[i];
-        const avki_json *x = avki_json_get(j, f->name);
+        const avki_json *x = vals[i];
         avk_status st;
         if (x) {
             st = read_value(c, x, f->type, is_default, &fields[i]);

@@ -246,6 +246,10 @@ static void test_read_round_trips(void **state)
     expect_read("{'type': 'map', 'values': 'string'}", "{\"a\":\"x\",\"b\":\"y\"}", NULL);
     expect_read("['null', 'string']", "{\"string\":\"a\"}", NULL);
     expect_read("['null', 'string']", "null", NULL);
+    /* Members in another order, and a repeated name (the first wins). */
+    expect_read("{'type': 'record', 'name': 'O', 'fields': [{'name': 'a', 'type': 'int'}, "
+                "{'name': 'b', 'type': 'string'}]}",
+                "{\"b\":\"y\",\"a\":1,\"a\":2}", "{\"a\":1,\"b\":\"y\"}");
     /* A named branch by its full or simple name. */
     expect_read("['null', {'type': 'record', 'name': 'ns.R', 'fields': [{'name': 'x', 'type': "
                 "'int'}]}]",
