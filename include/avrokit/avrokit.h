@@ -7,6 +7,7 @@
 #include "avrokit/avro_json.h"
 #include "avrokit/builder.h"
 #include "avrokit/codec.h"
+#include "avrokit/file.h"
 #include "avrokit/kernel.h"
 #include "avrokit/logical.h"
 #include "avrokit/macros.h"

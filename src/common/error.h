@@ -21,4 +21,9 @@ avk_status avki_error_set(avk_error *err, avk_status status, uint64_t offset,
 avk_status avki_error_errno(avk_error *err, int sys_errno, const char *fmt, ...)
     __attribute__((cold, format(printf, 3, 4)));
 
+/* Puts text formatted from fmt in front of err's message (when err is not
+ * NULL), cutting the end if the result is too long; returns err->status. */
+avk_status avki_error_prefix(avk_error *err, const char *fmt, ...)
+    __attribute__((cold, format(printf, 2, 3)));
+
 #endif

@@ -77,6 +77,27 @@ avk_status avki_error_errno(avk_error *err, int sys_errno, const char *fmt, ...)
     return AVK_ERR_IO;
 }
 
+avk_status avki_error_prefix(avk_error *err, const char *fmt, ...)
+{
+    char old[AVK_ERROR_MESSAGE_MAX];
+    size_t used;
+    va_list ap;
+    if (!err)
+        return AVK_OK;
+    memcpy(old, err->message, sizeof old);
+    old[sizeof old - 1] = 0;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    used = strlen(err->message);
+    if (used + 1 < sizeof err->message) {
+        size_t room = sizeof err->message - used - 1, n = strlen(old);
+        memcpy(err->message + used, old, n < room ? n : room);
+        err->message[used + (n < room ? n : room)] = 0;
+    }
+    return err->status;
+}
+
 const char *avk_version(void)
 {
     return AVK_VERSION_STRING;

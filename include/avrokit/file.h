@@ -1,0 +1,315 @@
+/* Object container files: read them record by record or block by block, seek to sync markers, write and append. */
+#ifndef AVROKIT_FILE_H
+#define AVROKIT_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "avrokit/alloc.h"
+#include "avrokit/arena.h"
+#include "avrokit/codec.h"
+#include "avrokit/plan.h"
+#include "avrokit/reader.h"
+#include "avrokit/schema.h"
+#include "avrokit/status.h"
+#include "avrokit/value.h"
+#include "avrokit/writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An object container file is the magic "Obj\x01", a metadata map (bytes
+ * values; avro.schema holds the schema JSON, avro.codec the codec name,
+ * absent meaning null), a 16-byte sync marker, then blocks: a record count
+ * (long), the byte size of the block's data (long), the data (compressed
+ * with the codec), and the sync marker again. */
+#define AVK_FILE_SYNC_SIZE 16
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct avk_file_reader avk_file_reader;
+
+/* Reader flags. */
+#define AVK_FILE_SKIP_BAD_BLOCKS 0x1u /* on a damaged block (bad count or size, sync
+                                         mismatch, codec failure, a record that does not
+                                         decode, bytes left over), report it through
+                                         on_skip, find the next sync marker and go on
+                                         instead of failing. Records already returned
+                                         from the damaged block stay returned. */
+
+/* What a reader skipped in AVK_FILE_SKIP_BAD_BLOCKS mode: the error that
+ * made it skip (with the block's offset and index), and the byte range it
+ * jumped over (from the damaged block's start to the next block, or to the
+ * end of the file). */
+typedef void (*avk_file_skip_fn)(void *ctx, const avk_error *why, uint64_t from,
+                                 uint64_t to);
+
+typedef struct avk_file_reader_options {
+    size_t struct_size;        /* sizeof(avk_file_reader_options) */
+    unsigned flags;            /* AVK_FILE_* */
+    unsigned plan_flags;       /* AVK_PLAN_COPY_STRINGS, AVK_PLAN_CHECK_UTF8 */
+    avk_limits limits;         /* for the records; zeros mean the defaults */
+    uint64_t max_header_bytes; /* metadata map size; 0 means 64 MiB */
+    uint64_t max_block_bytes;  /* one block as stored; 0 means 1 GiB */
+    uint64_t max_block_data;   /* one block after decompression; 0 means 1 GiB */
+    size_t buffer_size;        /* stream buffer; 0 means 256 KiB */
+    avk_file_skip_fn on_skip;  /* may be NULL */
+    void *on_skip_ctx;
+    const avk_allocator *allocator; /* NULL means the C library */
+} avk_file_reader_options;
+
+/* Opens a container file. The header (magic, metadata, schema, codec, sync
+ * marker) is read and checked before these return; the blocks are read as
+ * the caller asks for them.
+ * - _path: "-" means standard input. A regular file is mapped into memory
+ *   (records then decode with strings viewing the mapping); anything else
+ *   is read through a buffer.
+ * - _fd: reads from the descriptor's current position; not closed by free.
+ *   Seeking needs a seekable descriptor.
+ * - _memory: data[0..len) must outlive the reader. Nothing is copied for
+ *   null-codec files.
+ * opts may be NULL. Returns AVK_OK; AVK_ERR_MALFORMED (wrong magic, with a
+ * clear message for the legacy Avro 1.2 format, a bad metadata map, a
+ * missing avro.schema); AVK_ERR_TRUNCATED (header cut short); AVK_ERR_SCHEMA
+ * (avro.schema does not parse; err->path says where); AVK_ERR_CODEC (an
+ * unknown codec name, quoted); AVK_ERR_LIMIT (header above
+ * max_header_bytes); AVK_ERR_IO (open, read or mmap failed; err->sys_errno);
+ * AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT. On failure *out is NULL.
+ *
+ *     avk_file_reader *fr;
+ *     if (avk_file_reader_open_path("data.avro", NULL, &fr, &err) != AVK_OK) ...
+ *     avk_arena *arena;  avk_arena_new(NULL, &arena);
+ *     avk_value v;  int more;
+ *     while (avk_file_reader_next(fr, arena, &v, &more, &err) == AVK_OK && more) {
+ *         use(&v);
+ *         avk_arena_reset(arena);
+ *     }
+ *     avk_file_reader_free(fr);
+ */
+avk_status avk_file_reader_open_path(const char *path, const avk_file_reader_options *opts,
+                                     avk_file_reader **out, avk_error *err);
+avk_status avk_file_reader_open_fd(int fd, const avk_file_reader_options *opts,
+                                   avk_file_reader **out, avk_error *err);
+avk_status avk_file_reader_open_memory(const void *data, size_t len,
+                                       const avk_file_reader_options *opts,
+                                       avk_file_reader **out, avk_error *err);
+
+/* Closes what open_path opened and frees everything. NULL is ignored. */
+void avk_file_reader_free(avk_file_reader *fr);
+
+/* The writer's schema (owned by the reader), its compiled plan, the codec
+ * (*nonstandard set to 1 when the file named it "lzma" or "zstd" rather
+ * than "xz" or "zstandard"; may be NULL), the sync marker (16 bytes) and
+ * the header's size in bytes (the offset of the first block). */
+const avk_schema *avk_file_reader_schema(const avk_file_reader *fr);
+const avk_plan *avk_file_reader_plan(const avk_file_reader *fr);
+avk_codec avk_file_reader_codec(const avk_file_reader *fr, int *nonstandard);
+const uint8_t *avk_file_reader_sync(const avk_file_reader *fr);
+uint64_t avk_file_reader_header_size(const avk_file_reader *fr);
+
+/* Metadata entries in file order, avro.* ones included. Keys are
+ * NUL-terminated; values are bytes (not terminated; *len set). Owned by
+ * the reader. Index out of range returns 0 (and leaves the outputs alone). */
+size_t avk_file_reader_meta_count(const avk_file_reader *fr);
+int avk_file_reader_meta_at(const avk_file_reader *fr, size_t i, const char **key,
+                            const uint8_t **value, size_t *len);
+/* The value of key, or NULL (with *len untouched) when absent. */
+const uint8_t *avk_file_reader_meta(const avk_file_reader *fr, const char *key, size_t *len);
+
+/* Decodes the next record into *out (memory from arena). Sets *more to 1
+ * with a record, or to 0 at the clean end of the file (and every call after
+ * it). Strings, bytes and fixed in *out may view the reader's block buffer
+ * (or the input): they stay valid until the next call on this reader that
+ * moves it, unless plan_flags has AVK_PLAN_COPY_STRINGS.
+ * Returns AVK_OK or, with err->offset the block's file offset and
+ * err->block its index (the message says both, and for a record error the
+ * record's index in the block and its schema path):
+ * AVK_ERR_TRUNCATED (the file ends inside a block: every record of the
+ * blocks before it has been returned); AVK_ERR_MALFORMED (negative or
+ * oversized count or size, a record that does not decode, a count that
+ * lies, bytes left over after the block's records); AVK_ERR_SYNC;
+ * AVK_ERR_CODEC, AVK_ERR_CHECKSUM (snappy CRC); AVK_ERR_LIMIT (a block above
+ * max_block_bytes / max_block_data, or a record limit); AVK_ERR_IO;
+ * AVK_ERR_NO_MEMORY. With AVK_FILE_SKIP_BAD_BLOCKS, damage is reported to
+ * on_skip and reading goes on; only I/O, memory and limit errors of the
+ * arena are returned. After an error (without the flag) the reader is done:
+ * further calls return the same status. */
+avk_status avk_file_reader_next(avk_file_reader *fr, avk_arena *arena, avk_value *out,
+                                int *more, avk_error *err);
+
+/* Skips the next record without building it. *more and statuses as next. */
+avk_status avk_file_reader_skip(avk_file_reader *fr, int *more, avk_error *err);
+
+/* One block as stored in the file. */
+typedef struct avk_file_block {
+    uint64_t offset;      /* file offset of the block (its count varint) */
+    uint64_t index;       /* 0 for the first block read after open or seek */
+    int64_t count;        /* records in the block */
+    const uint8_t *data;  /* the block's bytes as stored (compressed) */
+    size_t size;          /* their length */
+    uint64_t end;         /* file offset just after its sync marker */
+} avk_file_block;
+
+/* Reads the next whole block, checks its sync marker and returns it
+ * without decompressing or decoding it (block->data stays valid until the
+ * next call that moves the reader). Records of a block partly read by
+ * avk_file_reader_next are not returned again: this starts at the next
+ * block. *more as next. Statuses as next, except record errors (no record
+ * is decoded); with AVK_FILE_SKIP_BAD_BLOCKS a block with a bad count,
+ * size or sync is skipped. Use it for counting (sum of counts), copying
+ * blocks between files with the same codec, or handing blocks to worker
+ * threads (avk_file_block_decompress and avk_file_block_decode are safe to
+ * call from many threads on one reader's immutable parts). */
+avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block, int *more,
+                                      avk_error *err);
+
+/* Decompresses a block's data with the reader's codec and limits into out
+ * (contents replaced). Touches nothing in fr but its settings, so it may run
+ * on many threads at once (each with its own buffer). Statuses: AVK_OK,
+ * AVK_ERR_CODEC, AVK_ERR_CHECKSUM, AVK_ERR_LIMIT, AVK_ERR_NO_MEMORY. */
+avk_status avk_file_block_decompress(const avk_file_reader *fr, const avk_file_block *block,
+                                     avk_buffer *out, avk_error *err);
+
+/* Seeking (path, seekable fd or memory readers; others return
+ * AVK_ERR_INVALID_ARGUMENT). Moves to the first block whose preceding sync
+ * marker starts at or after offset (the header's marker counts: an offset
+ * at or before it gives the first block), scanning forward from offset; at
+ * the end of the file the next read reports *more = 0. Block indexes
+ * restart at 0.
+ *
+ * Splitting a file of size n into parts [a, b): each worker opens the file,
+ * seeks to a and reads blocks while block.offset - 16 < b (the start of the
+ * marker before the block). Every block then belongs to exactly one part.
+ * A 16-byte match inside data that is not a marker is possible (odds of
+ * 2^-128 per position) and would show as a damaged block. */
+avk_status avk_file_reader_seek_sync(avk_file_reader *fr, uint64_t offset, avk_error *err);
+
+/* Moves to the block that starts at offset exactly (a block.offset from an
+ * earlier read; the header size for the first block). Same readers as
+ * seek_sync. */
+avk_status avk_file_reader_seek_block(avk_file_reader *fr, uint64_t offset, avk_error *err);
+
+/* File offset of the block the next record comes from (or of the next
+ * block when between blocks): with seek_block, a place to come back to. */
+uint64_t avk_file_reader_block_offset(const avk_file_reader *fr);
+
+/* Totals since open. */
+typedef struct avk_file_reader_stats {
+    uint64_t blocks;          /* blocks read whole and valid */
+    uint64_t records;         /* records returned or skipped by next/skip */
+    uint64_t bytes_stored;    /* block data as stored */
+    uint64_t bytes_data;      /* block data after decompression */
+    uint64_t bad_blocks;      /* damaged blocks skipped (AVK_FILE_SKIP_BAD_BLOCKS) */
+    uint64_t bad_bytes;       /* bytes jumped over because of them */
+} avk_file_reader_stats;
+void avk_file_reader_get_stats(const avk_file_reader *fr, avk_file_reader_stats *out);
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct avk_file_writer avk_file_writer;
+
+/* One user metadata entry. Keys starting with "avro." are reserved. */
+typedef struct avk_file_meta {
+    const char *key;
+    const void *value;
+    size_t len;
+} avk_file_meta;
+
+typedef struct avk_file_writer_options {
+    size_t struct_size;         /* sizeof(avk_file_writer_options) */
+    avk_codec codec;            /* AVK_CODEC_NULL (0) by default */
+    int level;                  /* codec level, 0 for its default (see codec.h) */
+    size_t block_bytes;         /* a block is written when its uncompressed data
+                                   reaches this; 0 means 64 KiB */
+    uint64_t block_records;     /* ... or when it holds this many records; 0: no limit */
+    const uint8_t *sync;        /* 16 bytes; NULL means random (getrandom) */
+    const avk_file_meta *meta;  /* user metadata, meta_count entries */
+    size_t meta_count;
+    unsigned plan_flags;        /* AVK_PLAN_BLOCK_SIZES */
+    size_t block_items;         /* items per array/map block, as in avk_plan_options */
+    const avk_allocator *allocator; /* NULL means the C library */
+} avk_file_writer_options;
+
+/* Creates a container file for records of schema (copied; the caller keeps
+ * its own) and writes its header.
+ * - _path: created or truncated (mode 0666 less umask); "-" means standard
+ *   output.
+ * - _fd: writes at the descriptor's position; not closed.
+ * - _sink: every byte goes to sink(ctx, ...).
+ * Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT (a reserved or repeated
+ * metadata key, an unknown codec or bad level, NULL arguments);
+ * AVK_ERR_IO; AVK_ERR_NO_MEMORY. On failure *out is NULL. */
+avk_status avk_file_writer_open_path(const char *path, const avk_schema *schema,
+                                     const avk_file_writer_options *opts,
+                                     avk_file_writer **out, avk_error *err);
+avk_status avk_file_writer_open_fd(int fd, const avk_schema *schema,
+                                   const avk_file_writer_options *opts,
+                                   avk_file_writer **out, avk_error *err);
+avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx, const avk_schema *schema,
+                                     const avk_file_writer_options *opts,
+                                     avk_file_writer **out, avk_error *err);
+
+/* Opens an existing container file to add blocks at its end: its header
+ * gives the schema, codec and sync marker (opts->codec, sync and meta are
+ * ignored; level, block sizes and plan settings apply). The file must end
+ * on a block boundary. Returns the open statuses of the reader and the
+ * writer. */
+avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_options *opts,
+                                       avk_file_writer **out, avk_error *err);
+
+/* The schema records must follow (owned by the writer) and its plan. */
+const avk_schema *avk_file_writer_schema(const avk_file_writer *fw);
+const avk_plan *avk_file_writer_plan(const avk_file_writer *fw);
+const uint8_t *avk_file_writer_sync(const avk_file_writer *fw);
+
+/* Appends one record (checked against the schema as avk_plan_encode does).
+ * Statuses: AVK_OK; those of avk_plan_encode (the record is not added);
+ * AVK_ERR_CODEC, AVK_ERR_IO from writing a full block. */
+avk_status avk_file_writer_append(avk_file_writer *fw, const avk_value *v, avk_error *err);
+
+/* Appends one record already in Avro binary (len bytes, exactly one datum
+ * of the schema: this is not checked). */
+avk_status avk_file_writer_append_encoded(avk_file_writer *fw, const void *datum, size_t len,
+                                          avk_error *err);
+
+/* Encoding in place: write one record's bytes into the returned writer
+ * (the block buffer; e.g. with avk_plan_encode or an avk_builder), then
+ * call record_end. Between the two, nothing else may be called on fw.
+ * record_end with commit 0 drops what was written. */
+avk_writer *avk_file_writer_record_begin(avk_file_writer *fw);
+avk_status avk_file_writer_record_end(avk_file_writer *fw, int commit, avk_error *err);
+
+/* Writes a block that is already encoded and compressed with this writer's
+ * codec (e.g. avk_file_block from a reader of a file with the same schema
+ * and codec): the pending block goes out first. count must be positive. */
+avk_status avk_file_writer_append_block(avk_file_writer *fw, int64_t count, const void *data,
+                                        size_t size, avk_error *err);
+
+/* Writes the pending records as a block and flushes the destination. */
+avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err);
+
+/* Flushes, closes what open_path opened, frees. Returns the flush or close
+ * status; the writer is freed whatever happens. NULL returns AVK_OK. */
+avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err);
+
+/* Frees without writing the pending block (for error paths). */
+void avk_file_writer_free(avk_file_writer *fw);
+
+typedef struct avk_file_writer_stats {
+    uint64_t blocks;        /* blocks written */
+    uint64_t records;       /* records written (pending ones included) */
+    uint64_t bytes_data;    /* uncompressed block data */
+    uint64_t bytes_written; /* everything written, header included */
+} avk_file_writer_stats;
+void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

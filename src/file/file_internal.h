@@ -1,0 +1,54 @@
+/* Private parts of container files shared by the header parser, the reader and the writer. */
+#ifndef AVK_FILE_FILE_INTERNAL_H
+#define AVK_FILE_FILE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "avrokit/file.h"
+
+/* "Obj" followed by format version 1. */
+#define AVKI_FILE_MAGIC "Obj\x01"
+#define AVKI_FILE_MAGIC_SIZE 4
+
+/* One metadata entry, key and value copied into the header's storage. */
+typedef struct avki_file_meta {
+    char *key;        /* NUL-terminated */
+    size_t key_len;
+    uint8_t *value;   /* a NUL follows the last byte, so JSON text can be parsed in place */
+    size_t len;
+} avki_file_meta;
+
+/* What a header holds once read and checked. */
+typedef struct avki_file_header {
+    avk_allocator alloc;
+    avki_file_meta *meta;
+    size_t meta_count, meta_cap;
+    avk_schema *schema;
+    avk_codec codec;
+    int codec_nonstandard;
+    uint8_t sync[AVK_FILE_SYNC_SIZE];
+    uint64_t size; /* bytes from the magic to the end of the sync marker */
+} avki_file_header;
+
+/* Reads and checks a header from r (positioned at the magic). The error's
+ * offsets are r's. Limits the metadata map to max_bytes in all. On failure
+ * h holds nothing that needs freeing beyond avki_file_header_destroy. */
+avk_status avki_file_header_read(avki_file_header *h, avk_reader *r, uint64_t max_bytes,
+                                 const avk_allocator *alloc, avk_error *err);
+
+void avki_file_header_destroy(avki_file_header *h);
+
+/* The value of key, or NULL. */
+const avki_file_meta *avki_file_header_find(const avki_file_header *h, const char *key);
+
+/* Writes a header: magic, metadata (avro.schema from schema, avro.codec, then
+ * the user entries), sync. */
+avk_status avki_file_header_write(avk_writer *w, const avk_schema *schema, avk_codec codec,
+                                  const avk_file_meta *meta, size_t meta_count,
+                                  const uint8_t sync[AVK_FILE_SYNC_SIZE], avk_error *err);
+
+/* Checks user metadata: keys non-empty, not "avro.*", not repeated. */
+avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count, avk_error *err);
+
+#endif

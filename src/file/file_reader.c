@@ -1,0 +1,822 @@
+/* Container file reader: blocks read whole (mapped files are viewed in place), records decoded out of them, damage reported or skipped. */
+#define _GNU_SOURCE /* memmem */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "binary/plan_internal.h"
+#include "common/alloc_internal.h"
+#include "common/error.h"
+#include "file/file_internal.h"
+
+#define DEFAULT_HEADER_BYTES ((uint64_t)64 << 20)
+#define DEFAULT_BLOCK_BYTES ((uint64_t)1 << 30)
+#define DEFAULT_BUFFER ((size_t)256 << 10)
+
+struct avk_file_reader {
+    avk_allocator alloc;
+    avki_file_header hdr;
+    avk_plan *plan;
+    uint64_t min_record; /* fewest bytes a record takes */
+    uint64_t max_empty;  /* most records of zero bytes in one block */
+    unsigned flags;
+    uint64_t max_header, max_block_bytes, max_block_data;
+    size_t buffer_size;
+    avk_file_skip_fn on_skip;
+    void *on_skip_ctx;
+
+    /* Input: a memory reader over mem (the caller's bytes or a mapping), or
+     * a stream reader (streaming) over a pipe. */
+    avk_reader in;
+    int streaming;
+    const uint8_t *mem;
+    size_t mem_len;
+    void *map;
+    size_t map_len;
+    int own_fd;      /* closed by free */
+    uint64_t origin; /* file offset of the stream reader's offset 0 */
+
+    /* The current block: as stored, decompressed, and the records' reader. */
+    avk_file_block cur;
+    avk_buffer stored; /* stream input: the stored bytes */
+    avk_buffer data;   /* decompressed data */
+    avk_reader blk;
+    int64_t remaining; /* records of the block not yet returned */
+    int64_t record;    /* index in the block of the next record */
+    uint64_t blk_offset, blk_index, next_index;
+
+    avk_status pending; /* reported once the block's records are out */
+    avk_error pending_err;
+    avk_status sticky;  /* a final error, returned by every later call */
+    avk_error sticky_err;
+    avk_file_reader_stats stats;
+};
+
+/* ---- offsets and messages ------------------------------------------------ */
+
+static uint64_t cur_offset(const avk_file_reader *fr)
+{
+    return fr->origin + avk_reader_offset(&fr->in);
+}
+
+/* Marks err as being about the current block: offset, index, and a
+ * "block N at byte X: " prefix. Returns err->status. */
+static avk_status block_place(const avk_file_reader *fr, avk_error *err)
+{
+    avki_error_prefix(err, "block %llu at byte %llu: ", (unsigned long long)fr->blk_index,
+                      (unsigned long long)fr->blk_offset);
+    err->offset = fr->blk_offset;
+    err->block = (int64_t)fr->blk_index;
+    return err->status;
+}
+
+/* Puts the block's place in err: offset, index, and a message prefix. */
+static avk_status block_error(avk_file_reader *fr, avk_error *err, avk_status st,
+                              const char *fmt, ...) __attribute__((cold, format(printf, 4, 5)));
+
+static avk_status block_error(avk_file_reader *fr, avk_error *err, avk_status st,
+                              const char *fmt, ...)
+{
+    va_list ap;
+    if (!err)
+        return st;
+    avk_error_clear(err);
+    err->status = st;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return block_place(fr, err);
+}
+
+/* Rewrites an error from a lower layer (codec, record decoder) as one about
+ * the current block, keeping its path. */
+static avk_status wrap_error(avk_file_reader *fr, avk_error *err, avk_status st,
+                             const char *what)
+{
+    if (!err)
+        return st;
+    err->status = st;
+    avki_error_prefix(err, "%s: ", what);
+    return block_place(fr, err);
+}
+
+/* ---- opening ------------------------------------------------------------- */
+
+static avk_status options_check(const avk_file_reader_options *opts, avk_error *err)
+{
+    if (opts && opts->struct_size != sizeof *opts)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_reader_options.struct_size is %zu, expected %zu",
+                              opts->struct_size, sizeof *opts);
+    return AVK_OK;
+}
+
+static avk_status reader_alloc(const avk_file_reader_options *opts, avk_file_reader **out,
+                               avk_error *err)
+{
+    avk_allocator a;
+    avk_file_reader *fr;
+    *out = NULL;
+    AVK_TRY(options_check(opts, err));
+    a = avki_allocator_or_libc(opts ? opts->allocator : NULL);
+    fr = a.alloc(a.ctx, sizeof *fr);
+    if (!fr)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                              "out of memory for a file reader");
+    memset(fr, 0, sizeof *fr);
+    fr->alloc = a;
+    fr->own_fd = -1;
+    fr->in.fd = -1;
+    fr->max_header = DEFAULT_HEADER_BYTES;
+    fr->max_block_bytes = DEFAULT_BLOCK_BYTES;
+    fr->max_block_data = DEFAULT_BLOCK_BYTES;
+    fr->buffer_size = DEFAULT_BUFFER;
+    if (opts) {
+        fr->flags = opts->flags;
+        fr->on_skip = opts->on_skip;
+        fr->on_skip_ctx = opts->on_skip_ctx;
+        if (opts->max_header_bytes)
+            fr->max_header = opts->max_header_bytes;
+        if (opts->max_block_bytes)
+            fr->max_block_bytes = opts->max_block_bytes;
+        if (opts->max_block_data)
+            fr->max_block_data = opts->max_block_data;
+        if (opts->buffer_size)
+            fr->buffer_size = opts->buffer_size;
+    }
+    avk_buffer_init(&fr->stored, &fr->alloc);
+    avk_buffer_init(&fr->data, &fr->alloc);
+    *out = fr;
+    return AVK_OK;
+}
+
+/* Reads the header from fr->in and compiles the plan. */
+static avk_status reader_start(avk_file_reader *fr, const avk_file_reader_options *opts,
+                               avk_error *err)
+{
+    avk_plan_options po;
+    avk_status st = avki_file_header_read(&fr->hdr, &fr->in, fr->max_header, &fr->alloc, err);
+    if (st != AVK_OK)
+        return st;
+    memset(&po, 0, sizeof po);
+    po.struct_size = sizeof po;
+    po.allocator = &fr->alloc;
+    if (opts) {
+        po.flags = opts->plan_flags;
+        po.limits = opts->limits;
+    }
+    AVK_TRY(avk_plan_new(avk_schema_root(fr->hdr.schema), &po, &fr->plan, err));
+    fr->min_record = fr->plan->nodes[0].min_size;
+    fr->max_empty = fr->plan->limits.max_empty_items;
+    fr->blk_offset = cur_offset(fr);
+    return AVK_OK;
+}
+
+static avk_status open_finish(avk_file_reader *fr, const avk_file_reader_options *opts,
+                              avk_file_reader **out, avk_error *err)
+{
+    avk_status st = reader_start(fr, opts, err);
+    if (st != AVK_OK) {
+        avk_file_reader_free(fr);
+        return st;
+    }
+    *out = fr;
+    return AVK_OK;
+}
+
+avk_status avk_file_reader_open_memory(const void *data, size_t len,
+                                       const avk_file_reader_options *opts,
+                                       avk_file_reader **out, avk_error *err)
+{
+    avk_file_reader *fr;
+    if (!out || (!data && len))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_reader_open_memory: NULL %s", out ? "data" : "out");
+    AVK_TRY(reader_alloc(opts, out, err));
+    fr = *out;
+    *out = NULL;
+    fr->mem = data;
+    fr->mem_len = len;
+    avk_reader_init_memory(&fr->in, data, len);
+    return open_finish(fr, opts, out, err);
+}
+
+/* A regular file is mapped whole (the reader then works as on memory);
+ * anything else (pipes, terminals) is read through a buffer. */
+static avk_status attach_fd(avk_file_reader *fr, int fd, avk_error *err)
+{
+    struct stat stt;
+    avk_reader_options ro;
+    if (fstat(fd, &stt) == 0 && S_ISREG(stt.st_mode)) {
+        off_t at = lseek(fd, 0, SEEK_CUR);
+        size_t len = (size_t)stt.st_size;
+        if (at < 0)
+            at = 0;
+        if ((uint64_t)at > (uint64_t)len)
+            at = (off_t)len;
+        if (len > 0) {
+            void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (m == MAP_FAILED)
+                return avki_error_errno(err, errno, "cannot map the file into memory");
+            (void)madvise(m, len, MADV_SEQUENTIAL);
+            fr->map = m;
+            fr->map_len = len;
+        }
+        fr->mem = fr->map;
+        fr->mem_len = len;
+        avk_reader_init_memory(&fr->in, fr->mem ? fr->mem : (const void *)"", len);
+        fr->in.pos += at;
+        return AVK_OK;
+    }
+    memset(&ro, 0, sizeof ro);
+    ro.struct_size = sizeof ro;
+    ro.buffer_size = fr->buffer_size;
+    ro.allocator = &fr->alloc;
+    fr->streaming = 1;
+    {
+        off_t at = lseek(fd, 0, SEEK_CUR); /* offsets count from the file's start */
+        fr->origin = at > 0 ? (uint64_t)at : 0;
+    }
+    return avk_reader_init_fd(&fr->in, fd, &ro, err);
+}
+
+avk_status avk_file_reader_open_fd(int fd, const avk_file_reader_options *opts,
+                                   avk_file_reader **out, avk_error *err)
+{
+    avk_file_reader *fr;
+    avk_status st;
+    if (!out || fd < 0)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_reader_open_fd: %s", out ? "negative fd" : "NULL out");
+    AVK_TRY(reader_alloc(opts, out, err));
+    fr = *out;
+    *out = NULL;
+    st = attach_fd(fr, fd, err);
+    if (st != AVK_OK) {
+        avk_file_reader_free(fr);
+        return st;
+    }
+    return open_finish(fr, opts, out, err);
+}
+
+avk_status avk_file_reader_open_path(const char *path, const avk_file_reader_options *opts,
+                                     avk_file_reader **out, avk_error *err)
+{
+    avk_file_reader *fr;
+    avk_status st;
+    int fd;
+    if (!out || !path)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_reader_open_path: NULL %s", out ? "path" : "out");
+    AVK_TRY(reader_alloc(opts, out, err));
+    fr = *out;
+    *out = NULL;
+    if (strcmp(path, "-") == 0) {
+        fd = STDIN_FILENO;
+    } else {
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            int e = errno;
+            avk_file_reader_free(fr);
+            return avki_error_errno(err, e, "cannot open %s", path);
+        }
+        fr->own_fd = fd;
+    }
+    st = attach_fd(fr, fd, err);
+    if (st == AVK_OK && fr->own_fd >= 0 && !fr->streaming) {
+        close(fr->own_fd); /* the mapping stays valid */
+        fr->own_fd = -1;
+    }
+    if (st != AVK_OK) {
+        avk_file_reader_free(fr);
+        return st;
+    }
+    return open_finish(fr, opts, out, err);
+}
+
+void avk_file_reader_free(avk_file_reader *fr)
+{
+    avk_allocator a;
+    if (!fr)
+        return;
+    a = fr->alloc;
+    avk_plan_free(fr->plan);
+    avki_file_header_destroy(&fr->hdr);
+    avk_reader_destroy(&fr->in);
+    avk_buffer_destroy(&fr->stored);
+    avk_buffer_destroy(&fr->data);
+    if (fr->map)
+        munmap(fr->map, fr->map_len);
+    if (fr->own_fd >= 0)
+        close(fr->own_fd);
+    a.free(a.ctx, fr, sizeof *fr);
+}
+
+/* ---- accessors ------------------------------------------------------------ */
+
+const avk_schema *avk_file_reader_schema(const avk_file_reader *fr) { return fr->hdr.schema; }
+const avk_plan *avk_file_reader_plan(const avk_file_reader *fr) { return fr->plan; }
+const uint8_t *avk_file_reader_sync(const avk_file_reader *fr) { return fr->hdr.sync; }
+uint64_t avk_file_reader_header_size(const avk_file_reader *fr) { return fr->hdr.size; }
+size_t avk_file_reader_meta_count(const avk_file_reader *fr) { return fr->hdr.meta_count; }
+
+avk_codec avk_file_reader_codec(const avk_file_reader *fr, int *nonstandard)
+{
+    if (nonstandard)
+        *nonstandard = fr->hdr.codec_nonstandard;
+    return fr->hdr.codec;
+}
+
+int avk_file_reader_meta_at(const avk_file_reader *fr, size_t i, const char **key,
+                            const uint8_t **value, size_t *len)
+{
+    if (i >= fr->hdr.meta_count)
+        return 0;
+    if (key)
+        *key = fr->hdr.meta[i].key;
+    if (value)
+        *value = fr->hdr.meta[i].value;
+    if (len)
+        *len = fr->hdr.meta[i].len;
+    return 1;
+}
+
+const uint8_t *avk_file_reader_meta(const avk_file_reader *fr, const char *key, size_t *len)
+{
+    const avki_file_meta *m = key ? avki_file_header_find(&fr->hdr, key) : NULL;
+    if (!m)
+        return NULL;
+    if (len)
+        *len = m->len;
+    return m->value;
+}
+
+void avk_file_reader_get_stats(const avk_file_reader *fr, avk_file_reader_stats *out)
+{
+    *out = fr->stats;
+}
+
+uint64_t avk_file_reader_block_offset(const avk_file_reader *fr)
+{
+    return fr->remaining > 0 ? fr->blk_offset : cur_offset(fr);
+}
+
+/* ---- blocks -------------------------------------------------------------- */
+
+static avk_status read_varint(avk_file_reader *fr, int64_t *v, const char *what, avk_error *err)
+{
+    avk_status st = avk_reader_read_long(&fr->in, v, err);
+    if (st == AVK_ERR_TRUNCATED)
+        return block_error(fr, err, st, "the file ends inside the block's %s", what);
+    if (st == AVK_ERR_MALFORMED)
+        return block_error(fr, err, st, "the block's %s is not a valid varint", what);
+    return st;
+}
+
+/* Stream input: the stored bytes grow as they arrive, so a size that lies
+ * costs no more memory than the bytes really there. */
+static avk_status read_stored_stream(avk_file_reader *fr, size_t size, avk_error *err)
+{
+    size_t got = 0;
+    fr->stored.len = 0;
+    while (got < size) {
+        size_t want = size - got, cap;
+        avk_status st;
+        if (fr->stored.cap - got < want) {
+            size_t ncap = fr->stored.cap ? fr->stored.cap * 2 : ((size_t)64 << 10);
+            uint8_t *nb;
+            if (ncap > size)
+                ncap = size;
+            if (ncap < fr->stored.cap)
+                ncap = fr->stored.cap;
+            nb = fr->stored.data
+                     ? fr->alloc.realloc(fr->alloc.ctx, fr->stored.data, fr->stored.cap, ncap)
+                     : fr->alloc.alloc(fr->alloc.ctx, ncap);
+            if (!nb)
+                return block_error(fr, err, AVK_ERR_NO_MEMORY, "out of memory for %zu bytes",
+                                   ncap);
+            fr->stored.data = nb;
+            fr->stored.cap = ncap;
+        }
+        cap = fr->stored.cap - got;
+        if (want > cap)
+            want = cap;
+        st = avk_reader_read_raw(&fr->in, fr->stored.data + got, want, err);
+        if (st == AVK_ERR_TRUNCATED)
+            return block_error(fr, err, st,
+                               "the file ends inside the block's %zu bytes of data", size);
+        if (st != AVK_OK)
+            return st;
+        got += want;
+        fr->stored.len = got;
+    }
+    return AVK_OK;
+}
+
+/* Reads count, size, data and sync of the next block into fr->cur. Sets
+ * *end at the clean end of the input. A file that ends inside the sync
+ * marker, after complete data, gets its records first: the error waits in
+ * fr->pending. Statuses: TRUNCATED, MALFORMED, LIMIT, SYNC, IO, NO_MEMORY. */
+static avk_status read_block(avk_file_reader *fr, int *end, avk_error *err)
+{
+    int64_t count, size;
+    uint8_t sync[AVK_FILE_SYNC_SIZE];
+    int at_end;
+    avk_status st;
+    *end = 0;
+    fr->blk_offset = cur_offset(fr);
+    fr->blk_index = fr->next_index;
+    AVK_TRY(avk_reader_at_end(&fr->in, &at_end, err));
+    if (at_end) {
+        *end = 1;
+        return AVK_OK;
+    }
+    AVK_TRY(read_varint(fr, &count, "record count", err));
+    if (count < 0)
+        return block_error(fr, err, AVK_ERR_MALFORMED, "negative record count %lld",
+                           (long long)count);
+    AVK_TRY(read_varint(fr, &size, "byte size", err));
+    if (size < 0)
+        return block_error(fr, err, AVK_ERR_MALFORMED, "negative byte size %lld",
+                           (long long)size);
+    if ((uint64_t)size > fr->max_block_bytes)
+        return block_error(fr, err, AVK_ERR_LIMIT,
+                           "its size of %lld bytes exceeds the limit of %llu (max_block_bytes)",
+                           (long long)size, (unsigned long long)fr->max_block_bytes);
+    fr->cur.offset = fr->blk_offset;
+    fr->cur.index = fr->blk_index;
+    fr->cur.count = count;
+    fr->cur.size = (size_t)size;
+    if (!fr->streaming) {
+        size_t left = (size_t)(fr->in.end - fr->in.pos);
+        if ((uint64_t)size > left)
+            return block_error(fr, err, AVK_ERR_TRUNCATED,
+                               "its size says %lld bytes but only %zu remain in the file",
+                               (long long)size, left);
+        fr->cur.data = fr->in.pos;
+        fr->in.pos += size;
+    } else {
+        AVK_TRY(read_stored_stream(fr, (size_t)size, err));
+        fr->cur.data = fr->stored.data;
+    }
+    st = avk_reader_read_raw(&fr->in, sync, sizeof sync, err);
+    fr->cur.end = cur_offset(fr);
+    fr->next_index = fr->blk_index + 1;
+    if (st == AVK_ERR_TRUNCATED) {
+        fr->pending = block_error(fr, &fr->pending_err, AVK_ERR_TRUNCATED,
+                                  "the file ends before the block's sync marker (the block's "
+                                  "%lld records were read)",
+                                  (long long)count);
+        return AVK_OK;
+    }
+    if (st != AVK_OK)
+        return st;
+    if (memcmp(sync, fr->hdr.sync, sizeof sync) != 0)
+        return block_error(fr, err, AVK_ERR_SYNC,
+                           "the sync marker after its data (at byte %llu) does not match the "
+                           "header's",
+                           (unsigned long long)(fr->cur.end - AVK_FILE_SYNC_SIZE));
+    return AVK_OK;
+}
+
+/* Decompresses fr->cur and points fr->blk at its records. */
+static avk_status open_block(avk_file_reader *fr, avk_error *err)
+{
+    const uint8_t *data = fr->cur.data;
+    size_t len = fr->cur.size;
+    if (fr->hdr.codec != AVK_CODEC_NULL) {
+        avk_status st = avk_codec_decompress(fr->hdr.codec, fr->cur.data, fr->cur.size,
+                                             (size_t)fr->max_block_data, &fr->data, err);
+        if (st != AVK_OK)
+            return wrap_error(fr, err, st, avk_codec_name(fr->hdr.codec));
+        data = fr->data.data;
+        len = fr->data.len;
+    } else if (len > fr->max_block_data) {
+        return block_error(fr, err, AVK_ERR_LIMIT,
+                           "%zu bytes of data exceed the limit of %llu (max_block_data)", len,
+                           (unsigned long long)fr->max_block_data);
+    }
+    /* A count that cannot fit in the data is caught before any record. */
+    if (fr->min_record > 0 ? (uint64_t)fr->cur.count > len / fr->min_record
+                           : (uint64_t)fr->cur.count > fr->max_empty)
+        return block_error(fr, err, fr->min_record > 0 ? AVK_ERR_MALFORMED : AVK_ERR_LIMIT,
+                           "a count of %lld records cannot be right for %zu bytes of data",
+                           (long long)fr->cur.count, len);
+    avk_reader_init_memory(&fr->blk, data ? data : (const uint8_t *)"", len);
+    fr->remaining = fr->cur.count;
+    fr->record = 0;
+    fr->stats.blocks++;
+    fr->stats.bytes_stored += fr->cur.size;
+    fr->stats.bytes_data += len;
+    return AVK_OK;
+}
+
+/* ---- damage -------------------------------------------------------------- */
+
+static int is_damage(avk_status st)
+{
+    switch (st) {
+    case AVK_ERR_TRUNCATED:
+    case AVK_ERR_MALFORMED:
+    case AVK_ERR_SYNC:
+    case AVK_ERR_CODEC:
+    case AVK_ERR_CHECKSUM:
+    case AVK_ERR_LIMIT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Finds the next sync marker at or after from (memory input), or in the
+ * stream from where it stands. Leaves the input just past it, or at the end. */
+static avk_status scan_sync(avk_file_reader *fr, uint64_t from, avk_error *err)
+{
+    if (!fr->streaming) {
+        uint64_t start = from - fr->origin;
+        const uint8_t *p, *hit;
+        size_t left;
+        if (start > fr->mem_len)
+            start = fr->mem_len;
+        p = fr->mem + start;
+        left = fr->mem_len - (size_t)start;
+        hit = left >= AVK_FILE_SYNC_SIZE ? memmem(p, left, fr->hdr.sync, AVK_FILE_SYNC_SIZE)
+                                         : NULL;
+        fr->in.pos = hit ? hit + AVK_FILE_SYNC_SIZE : fr->mem + fr->mem_len;
+        return AVK_OK;
+    }
+    for (;;) {
+        const uint8_t *hit;
+        size_t have;
+        avk_status st = avk_reader_fill(&fr->in, AVK_FILE_SYNC_SIZE, err);
+        if (st == AVK_ERR_TRUNCATED) { /* no marker before the end */
+            fr->in.pos = fr->in.end;
+            return AVK_OK;
+        }
+        if (st != AVK_OK)
+            return st;
+        have = (size_t)(fr->in.end - fr->in.pos);
+        hit = memmem(fr->in.pos, have, fr->hdr.sync, AVK_FILE_SYNC_SIZE);
+        if (hit) {
+            fr->in.pos = hit + AVK_FILE_SYNC_SIZE;
+            return AVK_OK;
+        }
+        fr->in.pos = fr->in.end - (AVK_FILE_SYNC_SIZE - 1); /* a marker may straddle */
+    }
+}
+
+/* In AVK_FILE_SKIP_BAD_BLOCKS mode: reports the damaged block and moves to
+ * the next one. rescan says the block's own sync was not trusted, so the
+ * next marker is searched from just after the block's start. */
+static avk_status skip_damage(avk_file_reader *fr, const avk_error *why, int rescan,
+                              avk_error *err)
+{
+    uint64_t from = fr->blk_offset, to;
+    avk_error local;
+    if (rescan)
+        AVK_TRY(scan_sync(fr, fr->streaming ? cur_offset(fr) : from + 1, err));
+    to = cur_offset(fr);
+    fr->remaining = 0;
+    fr->pending = AVK_OK;
+    fr->stats.bad_blocks++;
+    fr->stats.bad_bytes += to - from;
+    if (fr->on_skip) {
+        if (!why) {
+            memset(&local, 0, sizeof local);
+            why = &local;
+        }
+        fr->on_skip(fr->on_skip_ctx, why, from, to);
+    }
+    fr->next_index = fr->blk_index + 1;
+    return AVK_OK;
+}
+
+/* Remembers a final error: every later call returns it again. */
+static avk_status fail(avk_file_reader *fr, avk_status st, const avk_error *e, avk_error *err)
+{
+    fr->sticky = st;
+    if (e)
+        fr->sticky_err = *e;
+    else
+        avki_error_set(&fr->sticky_err, st, AVK_OFFSET_UNKNOWN, "%s", avk_status_name(st));
+    if (err && e != err)
+        *err = fr->sticky_err;
+    return st;
+}
+
+/* Makes a block with records ready (fr->remaining > 0), or sets *end. */
+static avk_status next_block_with_records(avk_file_reader *fr, int *end, avk_error *err)
+{
+    avk_error e;
+    while (fr->remaining == 0) {
+        avk_status st;
+        int stage_read;
+        if (fr->pending != AVK_OK) {
+            avk_status p = fr->pending;
+            fr->pending = AVK_OK;
+            if (fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) {
+                AVK_TRY(skip_damage(fr, &fr->pending_err, 0, err));
+                continue;
+            }
+            return fail(fr, p, &fr->pending_err, err);
+        }
+        memset(&e, 0, sizeof e);
+        st = read_block(fr, end, &e);
+        stage_read = 1;
+        if (st == AVK_OK && *end)
+            return AVK_OK;
+        if (st == AVK_OK) {
+            stage_read = 0;
+            st = open_block(fr, &e);
+        }
+        if (st == AVK_OK)
+            continue; /* a block of 0 records loops */
+        if ((fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) && is_damage(st)) {
+            AVK_TRY(skip_damage(fr, &e, stage_read, err));
+            continue;
+        }
+        return fail(fr, st, &e, err);
+    }
+    return AVK_OK;
+}
+
+static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *out, int *more,
+                              avk_error *err)
+{
+    avk_error e;
+    if (!fr || !more || (out && !arena))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_reader_next: NULL argument");
+    *more = 0;
+    if (fr->sticky != AVK_OK) {
+        if (err)
+            *err = fr->sticky_err;
+        return fr->sticky;
+    }
+    for (;;) {
+        int end = 0;
+        avk_status st;
+        if (AVK_UNLIKELY(fr->remaining == 0)) {
+            AVK_TRY(next_block_with_records(fr, &end, err));
+            if (end)
+                return AVK_OK;
+        }
+        st = out ? avk_plan_decode(fr->plan, &fr->blk, arena, out, &e)
+                 : avk_plan_skip(fr->plan, &fr->blk, &e);
+        if (AVK_LIKELY(st == AVK_OK)) {
+            fr->record++;
+            fr->stats.records++;
+            if (--fr->remaining == 0 && AVK_UNLIKELY(fr->blk.pos != fr->blk.end))
+                fr->pending = block_error(
+                    fr, &fr->pending_err, AVK_ERR_MALFORMED,
+                    "%zu bytes are left over after its %lld records (the count may be wrong)",
+                    (size_t)(fr->blk.end - fr->blk.pos), (long long)fr->cur.count);
+            *more = 1;
+            return AVK_OK;
+        }
+        if (st == AVK_ERR_NO_MEMORY || st == AVK_ERR_IO)
+            return fail(fr, st, &e, err);
+        if (st == AVK_ERR_TRUNCATED) {
+            /* The block's data is all there: its count is what lies. */
+            st = e.status = AVK_ERR_MALFORMED;
+            avki_error_prefix(&e, "the block's data ends inside record %lld of %lld (its "
+                                  "count may be wrong): ",
+                              (long long)fr->record, (long long)fr->cur.count);
+        } else {
+            avki_error_prefix(&e, "record %lld of %lld, byte %llu of the block's data: ",
+                              (long long)fr->record, (long long)fr->cur.count,
+                              (unsigned long long)e.offset);
+        }
+        block_place(fr, &e);
+        if ((fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) && is_damage(st)) {
+            AVK_TRY(skip_damage(fr, &e, 0, err));
+            continue;
+        }
+        return fail(fr, st, &e, err);
+    }
+}
+
+avk_status avk_file_reader_next(avk_file_reader *fr, avk_arena *arena, avk_value *out,
+                                int *more, avk_error *err)
+{
+    if (!out)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_reader_next: NULL out");
+    return next_record(fr, arena, out, more, err);
+}
+
+avk_status avk_file_reader_skip(avk_file_reader *fr, int *more, avk_error *err)
+{
+    return next_record(fr, NULL, NULL, more, err);
+}
+
+avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block, int *more,
+                                      avk_error *err)
+{
+    avk_error e;
+    if (!fr || !block || !more)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_reader_next_block: NULL argument");
+    *more = 0;
+    if (fr->sticky != AVK_OK) {
+        if (err)
+            *err = fr->sticky_err;
+        return fr->sticky;
+    }
+    fr->remaining = 0; /* the rest of a block partly read is dropped */
+    for (;;) {
+        int end = 0;
+        avk_status st;
+        if (fr->pending != AVK_OK) {
+            avk_status p = fr->pending;
+            fr->pending = AVK_OK;
+            if (fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) {
+                AVK_TRY(skip_damage(fr, &fr->pending_err, 0, err));
+                continue;
+            }
+            return fail(fr, p, &fr->pending_err, err);
+        }
+        memset(&e, 0, sizeof e);
+        st = read_block(fr, &end, &e);
+        if (st == AVK_OK) {
+            if (end)
+                return AVK_OK;
+            fr->stats.blocks++;
+            fr->stats.bytes_stored += fr->cur.size;
+            *block = fr->cur;
+            *more = 1;
+            return AVK_OK;
+        }
+        if ((fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) && is_damage(st)) {
+            AVK_TRY(skip_damage(fr, &e, 1, err));
+            continue;
+        }
+        return fail(fr, st, &e, err);
+    }
+}
+
+avk_status avk_file_block_decompress(const avk_file_reader *fr, const avk_file_block *block,
+                                     avk_buffer *out, avk_error *err)
+{
+    avk_status st;
+    if (!fr || !block || !out)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_block_decompress: NULL argument");
+    st = avk_codec_decompress(fr->hdr.codec, block->data, block->size, (size_t)fr->max_block_data,
+                              out, err);
+    if (st != AVK_OK && err) {
+        avki_error_prefix(err, "block %llu at byte %llu: %s: ", (unsigned long long)block->index,
+                          (unsigned long long)block->offset, avk_codec_name(fr->hdr.codec));
+        err->offset = block->offset;
+        err->block = (int64_t)block->index;
+    }
+    return st;
+}
+
+/* ---- seeking ------------------------------------------------------------- */
+
+static avk_status seek_check(avk_file_reader *fr, const char *fn, avk_error *err)
+{
+    if (!fr)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "%s: NULL reader", fn);
+    if (fr->streaming)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "%s: this input cannot seek (a pipe or terminal)", fn);
+    fr->remaining = 0;
+    fr->pending = AVK_OK;
+    fr->sticky = AVK_OK;
+    fr->next_index = 0;
+    return AVK_OK;
+}
+
+avk_status avk_file_reader_seek_sync(avk_file_reader *fr, uint64_t offset, avk_error *err)
+{
+    AVK_TRY(seek_check(fr, "avk_file_reader_seek_sync", err));
+    /* The header's own marker ends the header; markers are only searched for
+     * after it (the metadata may contain the marker's bytes). */
+    if (offset <= fr->hdr.size - AVK_FILE_SYNC_SIZE) {
+        fr->in.pos = fr->mem + fr->hdr.size;
+        return AVK_OK;
+    }
+    return scan_sync(fr, offset, err);
+}
+
+avk_status avk_file_reader_seek_block(avk_file_reader *fr, uint64_t offset, avk_error *err)
+{
+    AVK_TRY(seek_check(fr, "avk_file_reader_seek_block", err));
+    if (offset < fr->hdr.size || offset > fr->mem_len)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, offset,
+                              "avk_file_reader_seek_block: offset %llu is outside the blocks "
+                              "(%llu to %zu)",
+                              (unsigned long long)offset, (unsigned long long)fr->hdr.size,
+                              fr->mem_len);
+    fr->in.pos = fr->mem + offset;
+    return AVK_OK;
+}

@@ -1,0 +1,495 @@
+/* Container file writer: records encoded into a block buffer, compressed and written with count, size and sync marker; append to existing files. */
+#define _GNU_SOURCE /* getrandom */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/alloc_internal.h"
+#include "common/error.h"
+#include "file/file_internal.h"
+
+#define DEFAULT_BLOCK_BYTES ((size_t)64 << 10)
+
+struct avk_file_writer {
+    avk_allocator alloc;
+    avk_schema *schema;
+    avk_plan *plan;
+    avk_codec codec;
+    int level;
+    size_t block_bytes;
+    uint64_t block_records;
+    uint8_t sync[AVK_FILE_SYNC_SIZE];
+    avk_writer out;     /* the destination */
+    int own_fd;         /* closed by close/free */
+    avk_writer blk;     /* the pending block's records */
+    uint64_t count;     /* records in blk */
+    size_t mark;        /* where the record being written in place starts */
+    avk_buffer comp;    /* compressed block */
+    avk_status broken;  /* after a failed write, the destination is unusable */
+    avk_file_writer_stats stats;
+};
+
+/* A sync marker only has to be unlikely to appear in data: getrandom, with
+ * a clock-and-address mix when it is unavailable (seccomp, old kernels). */
+static void random_sync(uint8_t sync[AVK_FILE_SYNC_SIZE])
+{
+    size_t got = 0;
+    while (got < AVK_FILE_SYNC_SIZE) {
+        ssize_t n = getrandom(sync + got, AVK_FILE_SYNC_SIZE - got, 0);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got < AVK_FILE_SYNC_SIZE) {
+        struct timespec ts;
+        uint64_t x, y;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)sync;
+        y = x ^ ((uint64_t)getpid() << 17) ^ 0x9e3779b97f4a7c15u;
+        for (int i = 0; i < 2; i++) { /* splitmix64 finalizer */
+            uint64_t *v = i ? &y : &x;
+            *v = (*v ^ (*v >> 30)) * 0xbf58476d1ce4e5b9u;
+            *v = (*v ^ (*v >> 27)) * 0x94d049bb133111ebu;
+            *v ^= *v >> 31;
+        }
+        memcpy(sync, &x, 8);
+        memcpy(sync + 8, &y, 8);
+    }
+}
+
+static avk_status options_check(const avk_file_writer_options *opts, avk_error *err)
+{
+    if (!opts)
+        return AVK_OK;
+    if (opts->struct_size != sizeof *opts)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_options.struct_size is %zu, expected %zu",
+                              opts->struct_size, sizeof *opts);
+    if (!avk_codec_name(opts->codec))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "unknown codec %d", (int)opts->codec);
+    return avki_file_meta_check(opts->meta, opts->meta_count, err);
+}
+
+/* A level out of range is found by compressing nothing once, up front. */
+static avk_status level_check(avk_file_writer *fw, avk_error *err)
+{
+    if (fw->level == 0 || fw->codec == AVK_CODEC_NULL)
+        return AVK_OK;
+    return avk_codec_compress(fw->codec, fw->level, NULL, 0, &fw->comp, err);
+}
+
+/* Makes the writer around a schema given as JSON text (so the writer owns
+ * its copy); the destination is attached by the caller. */
+static avk_status writer_new(const char *schema_json, size_t schema_len,
+                             const avk_file_writer_options *opts, avk_file_writer **out,
+                             avk_error *err)
+{
+    avk_allocator a = avki_allocator_or_libc(opts ? opts->allocator : NULL);
+    avk_schema_options so;
+    avk_plan_options po;
+    avk_writer_options wo;
+    avk_file_writer *fw = a.alloc(a.ctx, sizeof *fw);
+    avk_status st;
+    *out = NULL;
+    if (!fw)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                              "out of memory for a file writer");
+    memset(fw, 0, sizeof *fw);
+    fw->alloc = a;
+    fw->own_fd = -1;
+    fw->out.fd = -1;
+    fw->blk.fd = -1;
+    fw->block_bytes = opts && opts->block_bytes ? opts->block_bytes : DEFAULT_BLOCK_BYTES;
+    fw->block_records = opts ? opts->block_records : 0;
+    fw->codec = opts ? opts->codec : AVK_CODEC_NULL;
+    fw->level = opts ? opts->level : 0;
+    avk_buffer_init(&fw->comp, &fw->alloc);
+    memset(&so, 0, sizeof so);
+    so.struct_size = sizeof so;
+    so.allocator = &fw->alloc;
+    st = avk_schema_parse(schema_json, schema_len, &so, &fw->schema, err);
+    if (st == AVK_OK) {
+        memset(&po, 0, sizeof po);
+        po.struct_size = sizeof po;
+        po.allocator = &fw->alloc;
+        if (opts) {
+            po.flags = opts->plan_flags;
+            po.block_items = opts->block_items;
+        }
+        st = avk_plan_new(avk_schema_root(fw->schema), &po, &fw->plan, err);
+    }
+    if (st == AVK_OK) {
+        memset(&wo, 0, sizeof wo);
+        wo.struct_size = sizeof wo;
+        wo.buffer_size = fw->block_bytes + fw->block_bytes / 8 + 64;
+        wo.allocator = &fw->alloc;
+        st = avk_writer_init_memory(&fw->blk, &wo, err);
+    }
+    if (st != AVK_OK) {
+        avk_file_writer_free(fw);
+        return st;
+    }
+    *out = fw;
+    return AVK_OK;
+}
+
+/* Writes the header of a new file after the destination is attached. */
+static avk_status start_new(avk_file_writer *fw, const avk_file_writer_options *opts,
+                            avk_error *err)
+{
+    AVK_TRY(level_check(fw, err));
+    if (opts && opts->sync)
+        memcpy(fw->sync, opts->sync, AVK_FILE_SYNC_SIZE);
+    else
+        random_sync(fw->sync);
+    return avki_file_header_write(&fw->out, fw->schema, fw->codec, opts ? opts->meta : NULL,
+                                  opts ? opts->meta_count : 0, fw->sync, err);
+}
+
+typedef enum { DEST_FD, DEST_SINK } dest_kind;
+
+static avk_status open_new(dest_kind kind, int fd, avk_sink_fn sink, void *ctx,
+                           const avk_schema *schema, const avk_file_writer_options *opts,
+                           int own_fd, avk_file_writer **out, avk_error *err)
+{
+    avk_writer tmp;
+    const uint8_t *text;
+    size_t len;
+    avk_writer_options wo;
+    avk_file_writer *fw;
+    avk_status st;
+    AVK_TRY(avk_writer_init_memory(&tmp, NULL, err));
+    st = avk_type_write_json(avk_schema_root(schema), 0, &tmp, err);
+    text = avk_writer_data(&tmp, &len);
+    if (st == AVK_OK)
+        st = writer_new((const char *)text, len, opts, &fw, err);
+    avk_writer_destroy(&tmp);
+    if (st != AVK_OK) {
+        if (own_fd)
+            close(fd);
+        return st;
+    }
+    if (own_fd)
+        fw->own_fd = fd;
+    memset(&wo, 0, sizeof wo);
+    wo.struct_size = sizeof wo;
+    wo.allocator = &fw->alloc;
+    st = kind == DEST_FD ? avk_writer_init_fd(&fw->out, fd, &wo, err)
+                         : avk_writer_init_sink(&fw->out, sink, ctx, &wo, err);
+    if (st == AVK_OK)
+        st = start_new(fw, opts, err);
+    if (st != AVK_OK) {
+        avk_file_writer_free(fw);
+        return st;
+    }
+    *out = fw;
+    return AVK_OK;
+}
+
+static avk_status open_args(const avk_schema *schema, avk_file_writer **out,
+                            const avk_file_writer_options *opts, const char *fn, avk_error *err)
+{
+    if (!out || !schema)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN, "%s: NULL %s",
+                              fn, out ? "schema" : "out");
+    *out = NULL;
+    return options_check(opts, err);
+}
+
+avk_status avk_file_writer_open_path(const char *path, const avk_schema *schema,
+                                     const avk_file_writer_options *opts,
+                                     avk_file_writer **out, avk_error *err)
+{
+    int fd, own = 0;
+    AVK_TRY(open_args(schema, out, opts, "avk_file_writer_open_path", err));
+    if (!path)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_open_path: NULL path");
+    if (strcmp(path, "-") == 0) {
+        fd = STDOUT_FILENO;
+    } else {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0)
+            return avki_error_errno(err, errno, "cannot create %s", path);
+        own = 1;
+    }
+    return open_new(DEST_FD, fd, NULL, NULL, schema, opts, own, out, err);
+}
+
+avk_status avk_file_writer_open_fd(int fd, const avk_schema *schema,
+                                   const avk_file_writer_options *opts,
+                                   avk_file_writer **out, avk_error *err)
+{
+    AVK_TRY(open_args(schema, out, opts, "avk_file_writer_open_fd", err));
+    if (fd < 0)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_open_fd: negative fd");
+    return open_new(DEST_FD, fd, NULL, NULL, schema, opts, 0, out, err);
+}
+
+avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx, const avk_schema *schema,
+                                     const avk_file_writer_options *opts,
+                                     avk_file_writer **out, avk_error *err)
+{
+    AVK_TRY(open_args(schema, out, opts, "avk_file_writer_open_sink", err));
+    if (!sink)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_open_sink: NULL sink");
+    return open_new(DEST_SINK, -1, sink, ctx, schema, opts, 0, out, err);
+}
+
+avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_options *opts,
+                                       avk_file_writer **out, avk_error *err)
+{
+    avk_file_reader_options ro;
+    avk_file_reader *fr;
+    avk_file_writer_options wo;
+    avk_file_writer *fw = NULL;
+    avk_file_block b;
+    avk_writer_options so;
+    const uint8_t *text;
+    size_t text_len = 0;
+    int more = 1, fd;
+    avk_status st = AVK_OK;
+    if (!out || !path)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_append_path: NULL %s", out ? "path" : "out");
+    *out = NULL;
+    if (opts && opts->struct_size != sizeof *opts)
+        return options_check(opts, err);
+    memset(&ro, 0, sizeof ro);
+    ro.struct_size = sizeof ro;
+    ro.allocator = opts ? opts->allocator : NULL;
+    AVK_TRY(avk_file_reader_open_path(path, &ro, &fr, err));
+    /* Appending after damage would hide it: every block must be whole. */
+    while (more && (st = avk_file_reader_next_block(fr, &b, &more, err)) == AVK_OK) {
+    }
+    if (st != AVK_OK) {
+        avki_error_prefix(err, "cannot append to %s: ", path);
+        avk_file_reader_free(fr);
+        return st;
+    }
+    if (opts)
+        wo = *opts;
+    else {
+        memset(&wo, 0, sizeof wo);
+        wo.struct_size = sizeof wo;
+    }
+    wo.codec = avk_file_reader_codec(fr, NULL);
+    wo.meta = NULL;
+    wo.meta_count = 0;
+    text = avk_file_reader_meta(fr, "avro.schema", &text_len);
+    st = writer_new((const char *)text, text_len, &wo, &fw, err);
+    if (st == AVK_OK) {
+        memcpy(fw->sync, avk_file_reader_sync(fr), AVK_FILE_SYNC_SIZE);
+        st = level_check(fw, err);
+    }
+    avk_file_reader_free(fr);
+    if (st != AVK_OK) {
+        avk_file_writer_free(fw);
+        return st;
+    }
+    fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) {
+        st = avki_error_errno(err, errno, "cannot open %s to append", path);
+        avk_file_writer_free(fw);
+        return st;
+    }
+    fw->own_fd = fd;
+    memset(&so, 0, sizeof so);
+    so.struct_size = sizeof so;
+    so.allocator = &fw->alloc;
+    st = avk_writer_init_fd(&fw->out, fd, &so, err);
+    if (st != AVK_OK) {
+        avk_file_writer_free(fw);
+        return st;
+    }
+    *out = fw;
+    return AVK_OK;
+}
+
+const avk_schema *avk_file_writer_schema(const avk_file_writer *fw) { return fw->schema; }
+const avk_plan *avk_file_writer_plan(const avk_file_writer *fw) { return fw->plan; }
+const uint8_t *avk_file_writer_sync(const avk_file_writer *fw) { return fw->sync; }
+
+void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats *out)
+{
+    *out = fw->stats;
+    out->bytes_written = avk_writer_offset(&fw->out);
+}
+
+/* Count, size, data, sync. */
+static avk_status write_framed(avk_file_writer *fw, int64_t count, const void *data, size_t size,
+                               avk_error *err)
+{
+    avk_status st = avk_writer_write_long(&fw->out, count, err);
+    if (st == AVK_OK)
+        st = avk_writer_write_long(&fw->out, (int64_t)size, err);
+    if (st == AVK_OK)
+        st = avk_writer_write_raw(&fw->out, data, size, err);
+    if (st == AVK_OK)
+        st = avk_writer_write_raw(&fw->out, fw->sync, AVK_FILE_SYNC_SIZE, err);
+    if (st != AVK_OK)
+        fw->broken = st;
+    return st;
+}
+
+static avk_status write_block(avk_file_writer *fw, avk_error *err)
+{
+    size_t len;
+    const uint8_t *data = avk_writer_data(&fw->blk, &len);
+    avk_status st;
+    if (fw->count == 0)
+        return AVK_OK;
+    if (fw->codec != AVK_CODEC_NULL) {
+        st = avk_codec_compress(fw->codec, fw->level, data, len, &fw->comp, err);
+        if (st != AVK_OK)
+            return st;
+        st = write_framed(fw, (int64_t)fw->count, fw->comp.data, fw->comp.len, err);
+    } else {
+        st = write_framed(fw, (int64_t)fw->count, data, len, err);
+    }
+    if (st != AVK_OK)
+        return st;
+    fw->stats.blocks++;
+    fw->stats.bytes_data += len;
+    fw->count = 0;
+    avk_writer_reset(&fw->blk);
+    return AVK_OK;
+}
+
+static avk_status broken(const avk_file_writer *fw, avk_error *err)
+{
+    return avki_error_set(err, fw->broken, AVK_OFFSET_UNKNOWN,
+                          "an earlier write to this file failed (%s); the file is incomplete",
+                          avk_status_name(fw->broken));
+}
+
+avk_writer *avk_file_writer_record_begin(avk_file_writer *fw)
+{
+    size_t len;
+    (void)avk_writer_data(&fw->blk, &len);
+    fw->mark = len;
+    return &fw->blk;
+}
+
+avk_status avk_file_writer_record_end(avk_file_writer *fw, int commit, avk_error *err)
+{
+    size_t len;
+    (void)avk_writer_data(&fw->blk, &len);
+    if (!commit) {
+        fw->blk.pos = fw->blk.buf + fw->mark;
+        return AVK_OK;
+    }
+    if (AVK_UNLIKELY(fw->broken != AVK_OK)) {
+        fw->blk.pos = fw->blk.buf + fw->mark;
+        return broken(fw, err);
+    }
+    fw->count++;
+    fw->stats.records++;
+    if (len >= fw->block_bytes || (fw->block_records && fw->count >= fw->block_records))
+        return write_block(fw, err);
+    return AVK_OK;
+}
+
+avk_status avk_file_writer_append(avk_file_writer *fw, const avk_value *v, avk_error *err)
+{
+    avk_writer *w;
+    avk_status st;
+    if (!fw || !v)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_append: NULL argument");
+    w = avk_file_writer_record_begin(fw);
+    st = avk_plan_encode(fw->plan, v, w, err);
+    if (AVK_UNLIKELY(st != AVK_OK)) {
+        avk_file_writer_record_end(fw, 0, NULL);
+        return st;
+    }
+    return avk_file_writer_record_end(fw, 1, err);
+}
+
+avk_status avk_file_writer_append_encoded(avk_file_writer *fw, const void *datum, size_t len,
+                                          avk_error *err)
+{
+    avk_writer *w;
+    avk_status st;
+    if (!fw || (!datum && len))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_append_encoded: NULL argument");
+    w = avk_file_writer_record_begin(fw);
+    st = avk_writer_write_raw(w, datum, len, err);
+    if (st != AVK_OK) {
+        avk_file_writer_record_end(fw, 0, NULL);
+        return st;
+    }
+    return avk_file_writer_record_end(fw, 1, err);
+}
+
+avk_status avk_file_writer_append_block(avk_file_writer *fw, int64_t count, const void *data,
+                                        size_t size, avk_error *err)
+{
+    if (!fw || (!data && size) || count <= 0)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_append_block: %s",
+                              count <= 0 ? "the record count must be positive"
+                                         : "NULL argument");
+    if (fw->broken != AVK_OK)
+        return broken(fw, err);
+    AVK_TRY(write_block(fw, err));
+    AVK_TRY(write_framed(fw, count, data, size, err));
+    fw->stats.blocks++;
+    fw->stats.records += (uint64_t)count;
+    return AVK_OK;
+}
+
+avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err)
+{
+    avk_status st;
+    if (!fw)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_flush: NULL writer");
+    if (fw->broken != AVK_OK)
+        return broken(fw, err);
+    AVK_TRY(write_block(fw, err));
+    st = avk_writer_flush(&fw->out, err);
+    if (st != AVK_OK)
+        fw->broken = st;
+    return st;
+}
+
+avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err)
+{
+    avk_status st;
+    if (!fw)
+        return AVK_OK;
+    st = avk_file_writer_flush(fw, err);
+    if (fw->own_fd >= 0) {
+        int rc = close(fw->own_fd);
+        fw->own_fd = -1;
+        if (rc != 0 && st == AVK_OK)
+            st = avki_error_errno(err, errno, "closing the file failed");
+    }
+    avk_file_writer_free(fw);
+    return st;
+}
+
+void avk_file_writer_free(avk_file_writer *fw)
+{
+    avk_allocator a;
+    if (!fw)
+        return;
+    a = fw->alloc;
+    avk_plan_free(fw->plan);
+    avk_schema_free(fw->schema);
+    avk_writer_destroy(&fw->out);
+    avk_writer_destroy(&fw->blk);
+    avk_buffer_destroy(&fw->comp);
+    if (fw->own_fd >= 0)
+        close(fw->own_fd);
+    a.free(a.ctx, fw, sizeof *fw);
+}
