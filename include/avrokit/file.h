@@ -303,8 +303,9 @@ void avk_file_writer_free(avk_file_writer *fw);
 typedef struct avk_file_writer_stats {
     uint64_t blocks;        /* blocks written */
     uint64_t records;       /* records written (pending ones included) */
-    uint64_t bytes_data;    /* uncompressed block data */
-    uint64_t bytes_written; /* everything written, header included */
+    uint64_t bytes_data;    /* uncompressed record bytes (pending ones included) */
+    uint64_t bytes_written; /* bytes handed to the destination or buffered for it,
+                               header included (not the pending block) */
 } avk_file_writer_stats;
 void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats *out);
 

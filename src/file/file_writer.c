@@ -319,7 +319,10 @@ const uint8_t *avk_file_writer_sync(const avk_file_writer *fw) { return fw->sync
 
 void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats *out)
 {
+    size_t pending;
+    (void)avk_writer_data(&fw->blk, &pending);
     *out = fw->stats;
+    out->bytes_data += pending;
     out->bytes_written = avk_writer_offset(&fw->out);
 }
 
