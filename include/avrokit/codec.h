@@ -20,15 +20,17 @@ typedef enum avk_codec {
     AVK_CODEC_SNAPPY = 2,    /* "snappy": snappy block + big-endian CRC-32 of the data */
     AVK_CODEC_ZSTANDARD = 3, /* "zstandard": one or more zstd frames */
     AVK_CODEC_BZIP2 = 4,     /* "bzip2": a bzip2 stream */
-    AVK_CODEC_XZ = 5         /* "xz": an .xz container stream */
+    AVK_CODEC_XZ = 5         /* "xz": an .xz container stream; on read, a block
+                                without the .xz magic is taken as raw LZMA2, the
+                                "lzma" codec of Apache Avro C */
 } avk_codec;
 
 #define AVK_CODEC_COUNT 6
 
 /* Finds the codec named by the len bytes at name (not NUL-terminated).
  * Accepts the specification's names ("null", "deflate", "snappy",
- * "zstandard", "bzip2", "xz") and, leniently, "lzma" (what Apache Avro C
- * writes for xz) and "zstd" (early Avro C++): for those *nonstandard is set
+ * "zstandard", "bzip2", "xz") and, leniently, "lzma" (Apache Avro C's
+ * name: raw LZMA2 blocks, which the xz decoder recognizes) and "zstd" (early Avro C++): for those *nonstandard is set
  * to 1, otherwise to 0. nonstandard may be NULL.
  * Returns AVK_OK, AVK_ERR_CODEC for an unknown name (message quotes it),
  * or AVK_ERR_INVALID_ARGUMENT when name (with len > 0) or out is NULL. */

@@ -1,5 +1,6 @@
-/* The xz codec through liblzma: the .xz container format, as Avro Java and Python write it. */
+/* The xz codec through liblzma: the .xz container format Avro Java and Python write, and the raw LZMA2 blocks Apache Avro C writes as "lzma". */
 #include <lzma.h>
+#include <string.h>
 
 #include "codec/codec_internal.h"
 #include "common/error.h"
@@ -8,6 +9,9 @@
  * decoder's own state; a stream asking for more is refused as LIMIT
  * before the dictionary is allocated. */
 #define XZ_MEMLIMIT ((uint64_t)80 << 20)
+
+/* The first bytes of an .xz stream. */
+static const uint8_t XZ_MAGIC[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 
 static void *xz_alloc(void *opaque, size_t nmemb, size_t size)
 {
@@ -102,8 +106,26 @@ avk_status avki_xz_decompress(const uint8_t *in, size_t len, size_t max_out, avk
     la.free = xz_free;
     la.opaque = &out->alloc;
     s.allocator = &la;
-    /* CONCATENATED: several streams and stream padding, as xz(1) accepts. */
-    r = lzma_stream_decoder(&s, XZ_MEMLIMIT, LZMA_CONCATENATED);
+    if (len >= sizeof XZ_MAGIC && memcmp(in, XZ_MAGIC, sizeof XZ_MAGIC) == 0) {
+        /* CONCATENATED: several streams and stream padding, as xz(1) accepts. */
+        r = lzma_stream_decoder(&s, XZ_MEMLIMIT, LZMA_CONCATENATED);
+    } else {
+        /* Apache Avro C's "lzma" codec: raw LZMA2 with preset 6 (an 8 MiB
+         * dictionary), no container. The dictionary never needs to exceed the
+         * output, so small blocks get a small one; a reference beyond it is
+         * reported as corrupt data. */
+        lzma_options_lzma opt;
+        lzma_filter filters[2];
+        if (lzma_lzma_preset(&opt, 6))
+            return xz_fail(err, LZMA_OPTIONS_ERROR, "decompressor setup");
+        if (opt.dict_size > max_out)
+            opt.dict_size = max_out < LZMA_DICT_SIZE_MIN ? LZMA_DICT_SIZE_MIN : (uint32_t)max_out;
+        filters[0].id = LZMA_FILTER_LZMA2;
+        filters[0].options = &opt;
+        filters[1].id = LZMA_VLI_UNKNOWN;
+        filters[1].options = NULL;
+        r = lzma_raw_decoder(&s, filters);
+    }
     if (r != LZMA_OK)
         return xz_fail(err, r, "decompressor setup");
     s.next_in = in;
