@@ -200,9 +200,14 @@ static avk_status take_schema_and_codec(avki_file_header *h, avk_error *err)
     so.allocator = &h->alloc;
     st = avk_schema_parse((const char *)s->value, s->len, &so, &h->schema, err);
     if (st != AVK_OK) {
+        /* Broken JSON is a bad schema too: the bytes of the file are fine. */
+        if (st == AVK_ERR_MALFORMED)
+            st = AVK_ERR_SCHEMA;
         avki_error_prefix(err, "file header: avro.schema: ");
-        if (err)
+        if (err) {
+            err->status = st;
             err->offset = AVK_OFFSET_UNKNOWN;
+        }
         return st;
     }
     h->codec = AVK_CODEC_NULL;

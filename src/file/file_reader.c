@@ -508,6 +508,12 @@ static avk_status open_block(avk_file_reader *fr, avk_error *err)
         return block_error(fr, err, fr->min_record > 0 ? AVK_ERR_MALFORMED : AVK_ERR_LIMIT,
                            "a count of %lld records cannot be right for %zu bytes of data",
                            (long long)fr->cur.count, len);
+    /* An empty block has nothing to decode, so its leftover bytes are caught here. */
+    if (fr->cur.count == 0 && len > 0)
+        return block_error(fr, err, AVK_ERR_MALFORMED,
+                           "%zu bytes are left over in a block of 0 records (the count may "
+                           "be wrong)",
+                           len);
     avk_reader_init_memory(&fr->blk, data ? data : (const uint8_t *)"", len);
     fr->remaining = fr->cur.count;
     fr->record = 0;

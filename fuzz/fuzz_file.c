@@ -1,0 +1,206 @@
+/* Fuzz target: the container reader on arbitrary bytes, record by record, block by block and skipping bad blocks; the three must agree. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "avrokit/arena.h"
+#include "avrokit/file.h"
+#include "avrokit/plan.h"
+#include "avrokit/reader.h"
+#include "fuzz.h"
+
+/* Small limits, so bombs and floods stop quickly. */
+static avk_file_reader_options options(unsigned flags)
+{
+    avk_file_reader_options o;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.flags = flags;
+    o.max_header_bytes = 1 << 16;
+    o.max_block_bytes = 1 << 20;
+    o.max_block_data = 1 << 20;
+    o.limits.max_depth = 64;
+    o.limits.max_bytes = 1 << 16;
+    o.limits.max_items = 1 << 14;
+    o.limits.max_empty_items = 1 << 14;
+    o.limits.max_memory = 1 << 22;
+    return o;
+}
+
+static int open_status_ok(avk_status st)
+{
+    return st == AVK_ERR_MALFORMED || st == AVK_ERR_TRUNCATED || st == AVK_ERR_SCHEMA ||
+           st == AVK_ERR_CODEC || st == AVK_ERR_LIMIT;
+}
+
+static int read_status_ok(avk_status st)
+{
+    return st == AVK_ERR_MALFORMED || st == AVK_ERR_TRUNCATED || st == AVK_ERR_SYNC ||
+           st == AVK_ERR_CODEC || st == AVK_ERR_CHECKSUM || st == AVK_ERR_LIMIT;
+}
+
+typedef struct skips {
+    uint64_t calls, bytes, size, last_to;
+} skips;
+
+static void on_skip(void *ctx, const avk_error *why, uint64_t from, uint64_t to)
+{
+    skips *s = (skips *)ctx;
+    AVKF_CHECK(read_status_ok(why->status), "skip reason %s", avk_status_name(why->status));
+    AVKF_CHECK(from < to && to <= s->size, "skipped [%llu, %llu) of %llu bytes",
+               (unsigned long long)from, (unsigned long long)to, (unsigned long long)s->size);
+    AVKF_CHECK(from >= s->last_to, "skips overlap: from %llu after %llu",
+               (unsigned long long)from, (unsigned long long)s->last_to);
+    AVKF_CHECK(why->offset == from, "skip reason at %llu, range from %llu",
+               (unsigned long long)why->offset, (unsigned long long)from);
+    s->last_to = to;
+    s->calls++;
+    s->bytes += to - from;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    avk_file_reader_options o = options(0);
+    avk_file_reader *fr = NULL;
+    avk_arena *arena = NULL;
+    avk_buffer buf;
+    avk_error err;
+    avk_status st, rec_st;
+    avk_value v;
+    avk_file_block blk;
+    avk_file_reader_stats rs;
+    uint64_t recs = 0, lead = 0, next_count = 0, skipped_recs = 0;
+    int more = 1, lead_done = 0, rec_more;
+    skips sk;
+
+    st = avk_file_reader_open_memory(data, size, &o, &fr, &err);
+    if (st != AVK_OK) {
+        AVKF_CHECK(open_status_ok(st), "open: %s (%s)", avk_status_name(st), err.message);
+        AVKF_CHECK(fr == NULL, "open failed but gave a reader");
+        return 0;
+    }
+    AVKF_CHECK(avk_file_reader_header_size(fr) <= size, "header of %llu bytes in %zu",
+               (unsigned long long)avk_file_reader_header_size(fr), size);
+    if (avk_arena_new(NULL, &arena, NULL) != AVK_OK) {
+        avk_file_reader_free(fr);
+        return 0;
+    }
+    avk_buffer_init(&buf, NULL);
+
+    /* 1: record by record. */
+    for (;;) {
+        st = avk_file_reader_next(fr, arena, &v, &more, &err);
+        avk_arena_reset(arena);
+        if (st != AVK_OK || !more)
+            break;
+        recs++;
+    }
+    rec_st = st;
+    rec_more = more;
+    AVKF_CHECK(st == AVK_OK || read_status_ok(st), "next: %s (%s)", avk_status_name(st),
+               err.message);
+    if (st != AVK_OK) {
+        AVKF_CHECK(err.offset != AVK_OFFSET_UNKNOWN && err.offset < size + 1 && err.block >= 0,
+                   "error at offset %llu block %lld", (unsigned long long)err.offset,
+                   (long long)err.block);
+        AVKF_CHECK(avk_file_reader_next(fr, arena, &v, &more, &err) == st, "error not sticky");
+    }
+    avk_file_reader_get_stats(fr, &rs);
+    AVKF_CHECK(rs.records == recs, "stats say %llu records, %llu read",
+               (unsigned long long)rs.records, (unsigned long long)recs);
+
+    /* 2: block by block from the start, decompressed and decoded. The
+     * records of the leading blocks that decode whole are what pass 1 must
+     * have returned, plus at most the next block's. */
+    st = avk_file_reader_seek_block(fr, avk_file_reader_header_size(fr), &err);
+    AVKF_CHECK(st == AVK_OK, "seek_block to the first block: %s", avk_status_name(st));
+    for (;;) {
+        avk_reader r;
+        int64_t k;
+        int whole = 1, at_end = 0;
+        st = avk_file_reader_next_block(fr, &blk, &more, &err);
+        if (st != AVK_OK || !more)
+            break;
+        AVKF_CHECK(blk.count >= 0 && blk.end <= size && blk.offset < blk.end,
+                   "block at %llu: count %lld, end %llu", (unsigned long long)blk.offset,
+                   (long long)blk.count, (unsigned long long)blk.end);
+        st = avk_file_block_decompress(fr, &blk, &buf, &err);
+        AVKF_CHECK(st == AVK_OK || read_status_ok(st), "decompress: %s", avk_status_name(st));
+        if (st != AVK_OK) {
+            whole = 0;
+        } else {
+            AVKF_CHECK(buf.len <= o.max_block_data, "%zu bytes decompressed", buf.len);
+            avk_reader_init_memory(&r, buf.data, buf.len);
+            for (k = 0; k < blk.count && whole; k++) {
+                if (avk_plan_decode(avk_file_reader_plan(fr), &r, arena, &v, &err) != AVK_OK)
+                    whole = 0;
+                avk_arena_reset(arena);
+            }
+            if (whole && (avk_reader_at_end(&r, &at_end, NULL) != AVK_OK || !at_end))
+                whole = 0;
+        }
+        if (!lead_done) {
+            if (whole) {
+                lead += (uint64_t)blk.count;
+            } else {
+                lead_done = 1;
+                next_count = (uint64_t)blk.count;
+            }
+        }
+    }
+    AVKF_CHECK(st == AVK_OK || read_status_ok(st), "next_block: %s (%s)", avk_status_name(st),
+               err.message);
+    if (st != AVK_OK && !lead_done) {
+        lead_done = 1;
+        next_count = 0;
+    }
+    /* A block cut inside its marker gives its records before TRUNCATED;
+     * next_block returns such a block too. */
+    AVKF_CHECK(recs >= lead && recs <= lead + next_count,
+               "%llu records read one by one; blocks say %llu whole (+%llu)",
+               (unsigned long long)recs, (unsigned long long)lead,
+               (unsigned long long)next_count);
+    if (!lead_done && st == AVK_OK)
+        AVKF_CHECK(rec_st == AVK_OK && rec_more == 0 && recs == lead,
+                   "every block is whole but record reading gave %s after %llu of %llu",
+                   avk_status_name(rec_st), (unsigned long long)recs, (unsigned long long)lead);
+
+    /* A seek to the middle, then every block after it. */
+    if (avk_file_reader_seek_sync(fr, size / 2, &err) == AVK_OK) {
+        while (avk_file_reader_next_block(fr, &blk, &more, &err) == AVK_OK && more)
+            AVKF_CHECK(blk.offset >= size / 2 + 16, "block at %llu after seek to %zu",
+                       (unsigned long long)blk.offset, size / 2);
+    }
+    avk_file_reader_free(fr);
+
+    /* 3: skipping bad blocks: never fails on damage; returns at least what
+     * pass 1 returned. */
+    o = options(AVK_FILE_SKIP_BAD_BLOCKS);
+    memset(&sk, 0, sizeof sk);
+    sk.size = size;
+    o.on_skip = on_skip;
+    o.on_skip_ctx = &sk;
+    st = avk_file_reader_open_memory(data, size, &o, &fr, &err);
+    AVKF_CHECK(st == AVK_OK, "open in skip mode: %s", avk_status_name(st));
+    for (;;) {
+        st = avk_file_reader_next(fr, arena, &v, &more, &err);
+        avk_arena_reset(arena);
+        if (st != AVK_OK || !more)
+            break;
+        skipped_recs++;
+    }
+    AVKF_CHECK(st == AVK_OK || st == AVK_ERR_LIMIT, "skip mode: %s (%s)", avk_status_name(st),
+               err.message);
+    if (st == AVK_OK)
+        AVKF_CHECK(skipped_recs >= recs, "skip mode read %llu records, plain mode %llu",
+                   (unsigned long long)skipped_recs, (unsigned long long)recs);
+    avk_file_reader_get_stats(fr, &rs);
+    AVKF_CHECK(rs.bad_blocks == sk.calls && rs.bad_bytes == sk.bytes,
+               "stats: %llu bad blocks (%llu bytes), on_skip: %llu (%llu bytes)",
+               (unsigned long long)rs.bad_blocks, (unsigned long long)rs.bad_bytes,
+               (unsigned long long)sk.calls, (unsigned long long)sk.bytes);
+    avk_file_reader_free(fr);
+
+    avk_buffer_destroy(&buf);
+    avk_arena_free(arena);
+    return 0;
+}
