@@ -9,6 +9,9 @@ PACKAGES=(
   clang libclang-rt-14-dev llvm valgrind         # fuzzing, sanitizers, memcheck
   libbenchmark-dev libavro-dev                   # benchmarks and the avro-c peer
   libcjson-dev libdeflate-dev libzstd-dev libsnappy-dev libbz2-dev liblzma-dev nettle-dev
+  # interop peers (tests/interop/peers_test.py): avro-c's avrocat/avromod, and python3-avro
+  # with the modules that give it the snappy and zstandard codecs
+  avro-bin python3-avro python3-snappy python3-zstandard
 )
 
 missing=()
