@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the avrokit CLI: help and usage errors, interop schemas, canonical forms and fingerprints against the apache/avro tables.
+# Runs the avrokit CLI: help and usage errors, interop schemas, canonical forms and fingerprints against the apache/avro tables, and the container-file commands with exact outputs.
 # Usage: cli_test.sh AVROKIT_BINARY [INTEROP_DIR]
 # Parts that need the shared interop data are skipped (with a message)
 # when INTEROP_DIR/apache is absent; the table from JSON needs python3.
@@ -180,6 +180,404 @@ run schema fingerprint --algo=md5 "$tmp/int.avsc"
 expect_eq "$out" "ef524ea1b91e73173d938ade36c1db32" "--algo=md5"
 run schema fingerprint "$tmp/int.avsc" --algo sha256
 expect_eq "$out" "3f2b87a9fe7cc9b13835598c3981cd45e3e355309e5090aa0933d7becb6fba45" "--algo sha256 after FILE"
+
+# ---- container-file commands ------------------------------------------------------
+
+# run_in INPUT ARGS...: like run, with INPUT on standard input.
+run_in() {
+  local input=$1
+  shift
+  "$bin" "$@" <"$input" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+}
+
+file_cmds="tojson fromjson getschema getmeta count cat concat recodec random repair"
+for c in $file_cmds; do
+  run "$c" --help
+  expect_rc 0 "$c --help" && expect_contains "$out" "Usage: avrokit $c" "$c --help usage line"
+  expect_contains "$out" "Example:" "$c --help has an example"
+  expect_eq "$err" "" "$c --help writes nothing to stderr"
+done
+run --help
+for c in $file_cmds; do
+  expect_contains "$out" "  $c " "top-level help lists $c"
+done
+
+# Usage errors: status 2, the problem named.
+run tojson
+expect_rc 2 "tojson without FILE" && expect_contains "$err" "missing FILE" "tojson: missing FILE said"
+run tojson --head x "$tmp/none.avro"
+expect_rc 2 "tojson --head x" && expect_contains "$err" "--head wants a non-negative whole number, not 'x'" "bad --head said"
+run tojson --frob "$tmp/none.avro"
+expect_rc 2 "tojson with an unknown option" && expect_contains "$err" "unknown option '--frob'" "unknown option named"
+run fromjson a.json b.avro
+expect_rc 2 "fromjson without --schema" && expect_contains "$err" "missing --schema" "fromjson: missing --schema said"
+run fromjson --schema "$tmp/int.avsc" a.json
+expect_rc 2 "fromjson without OUT"
+run cat a.avro
+expect_rc 2 "cat without -o" && expect_contains "$err" "missing -o OUT.avro" "cat: missing -o said"
+run cat --samplerate 1.5 a.avro -o b.avro
+expect_rc 2 "cat --samplerate 1.5" && expect_contains "$err" "--samplerate wants a number from 0 to 1, not '1.5'" "bad rate said"
+run cat --codec lz4 a.avro -o b.avro
+expect_rc 2 "cat --codec lz4" && expect_contains "$err" "unknown codec 'lz4'" "bad codec named"
+run concat a.avro
+expect_rc 2 "concat with one argument"
+run recodec a.avro b.avro
+expect_rc 2 "recodec without --codec" && expect_contains "$err" "missing --codec" "recodec: missing --codec said"
+run recodec --codec gzip a.avro b.avro
+expect_rc 2 "recodec --codec gzip" && expect_contains "$err" "unknown codec 'gzip'" "recodec: bad codec named"
+run random --schema "$tmp/int.avsc" out.avro
+expect_rc 2 "random without --count" && expect_contains "$err" "missing --count" "random: missing --count said"
+run random --schema "$tmp/int.avsc" --count -3 out.avro
+expect_rc 2 "random --count -3"
+run repair a.avro
+expect_rc 2 "repair with one argument"
+run getmeta a.avro b.avro
+expect_rc 2 "getmeta with two files" && expect_contains "$err" "one FILE only" "getmeta: extra file said"
+run count
+expect_rc 2 "count without FILE"
+
+# Round trip: JSON lines -> container file -> JSON lines, every kind of value.
+cat >"$tmp/t.avsc" <<'EOF'
+{"type":"record","name":"T","namespace":"ns","fields":[{"name":"id","type":"long"},{"name":"s","type":"string"},{"name":"u","type":["null","string","int"]},{"name":"b","type":"bytes"},{"name":"f","type":{"type":"fixed","name":"F","size":2}},{"name":"e","type":{"type":"enum","name":"E","symbols":["X","Y"]}},{"name":"a","type":{"type":"array","items":"int"}},{"name":"m","type":{"type":"map","values":"double"}},{"name":"d","type":"double","default":1.5}]}
+EOF
+# The blank line is skipped; the last record leaves out "d" (default 1.5).
+cat >"$tmp/t.json" <<'EOF'
+{"id":1,"s":"one","u":null,"b":"\u0000ÿ","f":"ab","e":"X","a":[1,2,3],"m":{"k":0.5},"d":1.5}
+
+{"id":-2,"s":"twö","u":{"string":"x"},"b":"","f":"\u0001\u0002","e":"Y","a":[],"m":{},"d":-0.25}
+{"id":9007199254740993,"s":"","u":{"int":-7},"b":"\"\\","f":"zz","e":"X","a":[2147483647],"m":{"a":1.0,"b":"NaN"},"d":1e+300}
+{"id":4,"s":"d defaults","u":{"int":1},"b":"","f":"zz","e":"X","a":[],"m":{}}
+EOF
+t_expected='{"id":1,"s":"one","u":null,"b":"\u0000ÿ","f":"ab","e":"X","a":[1,2,3],"m":{"k":0.5},"d":1.5}
+{"id":-2,"s":"twö","u":{"string":"x"},"b":"","f":"\u0001\u0002","e":"Y","a":[],"m":{},"d":-0.25}
+{"id":9007199254740993,"s":"","u":{"int":-7},"b":"\"\\","f":"zz","e":"X","a":[2147483647],"m":{"a":1.0,"b":"NaN"},"d":1e+300}
+{"id":4,"s":"d defaults","u":{"int":1},"b":"","f":"zz","e":"X","a":[],"m":{},"d":1.5}'
+t_canonical='{"name":"ns.T","type":"record","fields":[{"name":"id","type":"long"},{"name":"s","type":"string"},{"name":"u","type":["null","string","int"]},{"name":"b","type":"bytes"},{"name":"f","type":{"name":"ns.F","type":"fixed","size":2}},{"name":"e","type":{"name":"ns.E","type":"enum","symbols":["X","Y"]}},{"name":"a","type":{"type":"array","items":"int"}},{"name":"m","type":{"type":"map","values":"double"}},{"name":"d","type":"double"}]}'
+run fromjson --schema "$tmp/t.avsc" "$tmp/t.json" "$tmp/t.avro"
+expect_rc 0 "fromjson" && expect_eq "$out$err" "" "fromjson prints nothing"
+run tojson "$tmp/t.avro"
+expect_rc 0 "tojson" && expect_eq "$out" "$t_expected" "json -> avro -> json"
+run tojson --head 2 "$tmp/t.avro"
+expect_eq "$out" "$(printf '%s\n' "$t_expected" | head -n 2)" "tojson --head 2"
+run tojson --head 0 "$tmp/t.avro"
+expect_rc 0 "tojson --head 0" && expect_eq "$out" "" "tojson --head 0 prints nothing"
+run tojson --pretty --head 1 "$tmp/t.avro"
+expect_eq "$out" '{
+  "id": 1,
+  "s": "one",
+  "u": null,
+  "b": "\u0000ÿ",
+  "f": "ab",
+  "e": "X",
+  "a": [
+    1,
+    2,
+    3
+  ],
+  "m": {
+    "k": 0.5
+  },
+  "d": 1.5
+}' "tojson --pretty"
+run tojson "$tmp/t.avro" "$tmp/t.avro"
+expect_eq "$out" "$t_expected"$'\n'"$t_expected" "tojson of two files"
+run_in "$tmp/t.avro" tojson -
+expect_rc 0 "tojson - (stdin)" && expect_eq "$out" "$t_expected" "tojson from standard input"
+run_in "$tmp/t.json" fromjson --schema "$tmp/t.avsc" --codec zstandard - "$tmp/tz.avro"
+expect_rc 0 "fromjson - (stdin) with zstandard"
+run tojson "$tmp/tz.avro"
+expect_eq "$out" "$t_expected" "fromjson stdin zstandard round trip"
+"$bin" fromjson --schema "$tmp/t.avsc" "$tmp/t.json" - 2>"$tmp/err" | "$bin" tojson - >"$tmp/out" 2>>"$tmp/err"
+expect_eq "$(cat "$tmp/out")" "$t_expected" "fromjson to stdout piped into tojson"
+expect_eq "$(cat "$tmp/err")" "" "the pipe writes nothing to stderr"
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import avro.datafile' 2>/dev/null; then
+  got=$(/usr/bin/python3 -c '
+import sys, avro.datafile, avro.io
+for r in avro.datafile.DataFileReader(open(sys.argv[1], "rb"), avro.io.DatumReader()):
+    print(r["id"], r["s"], r["u"], r["b"], r["d"])' "$tmp/t.avro")
+  expect_eq "$got" "1 one None b'\x00\xff' 1.5
+-2 twö x b'' -0.25
+9007199254740993  -7 b'\"\\\\' 1e+300
+4 d defaults 1 b'' 1.5" "python3-avro reads what fromjson wrote"
+fi
+
+# fromjson errors: line numbers, no output file left behind.
+printf '{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}' >"$tmp/r.avsc"
+printf '{"a":1}\n\n{"a":"x"}\n' >"$tmp/bad.json"
+run fromjson --schema "$tmp/r.avsc" "$tmp/bad.json" "$tmp/bad.avro"
+expect_rc 1 "fromjson of a value of the wrong type"
+expect_eq "$err" "$tmp/bad.json: line 3: R.fields[0]: column 6: expected an integer within 32 bits for int" "fromjson type error"
+checks=$((checks + 1))
+[ ! -e "$tmp/bad.avro" ] || fail "fromjson left a partial output file behind"
+printf '{"a":1}\n{"a":2,}\n' >"$tmp/bad2.json"
+run_in "$tmp/bad2.json" fromjson --schema "$tmp/r.avsc" - "$tmp/bad.avro"
+expect_rc 1 "fromjson of a syntax error" && expect_eq "$err" "<stdin>: line 2: column 8: expected a string key, found '}' (trailing comma?)" "fromjson syntax error"
+run fromjson --schema "$tmp/r.avsc" "$tmp/missing.json" "$tmp/bad.avro"
+expect_rc 1 "fromjson of a missing file" && expect_contains "$err" "$tmp/missing.json: cannot open" "missing JSON named"
+run fromjson --schema "$tmp/user.avsc" "$tmp/bad.json" "$tmp/bad.avro"
+expect_rc 1 "fromjson with an invalid schema" && expect_contains "$err" "lnog" "schema error said"
+
+# getschema, getmeta.
+# avrokit stores the schema in full JSON with full names.
+t_stored='{"type":"record","name":"ns.T","fields":[{"name":"id","type":"long"},{"name":"s","type":"string"},{"name":"u","type":["null","string","int"]},{"name":"b","type":"bytes"},{"name":"f","type":{"type":"fixed","name":"ns.F","size":2}},{"name":"e","type":{"type":"enum","name":"ns.E","symbols":["X","Y"]}},{"name":"a","type":{"type":"array","items":"int"}},{"name":"m","type":{"type":"map","values":"double"}},{"name":"d","type":"double","default":1.5}]}'
+run getschema "$tmp/t.avro"
+expect_rc 0 "getschema" && expect_eq "$out" "$t_stored" "getschema prints the schema as stored"
+run getschema --canonical "$tmp/t.avro"
+expect_eq "$out" "$t_canonical" "getschema --canonical"
+run getmeta "$tmp/t.avro"
+expect_rc 0 "getmeta" && expect_eq "$out" "avro.schema	$t_stored
+avro.codec	null" "getmeta lists every key"
+run getmeta --key avro.codec "$tmp/tz.avro"
+expect_eq "$out" "zstandard" "getmeta --key avro.codec"
+run getmeta --key user.none "$tmp/tz.avro"
+expect_rc 1 "getmeta --key of a missing key" && expect_eq "$err" "$tmp/tz.avro: no metadata key 'user.none'" "missing key said"
+# A file written by hand: codec named "lzma" (as Apache Avro C writes xz),
+# user metadata with bytes that need escaping.
+if python3 -c 'import lzma' 2>/dev/null; then
+  python3 - "$tmp/lzma.avro" <<'EOF'
+import lzma, sys
+def long(n):
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+def blob(b):
+    return long(len(b)) + b
+sync = bytes(range(16))
+meta = [(b"avro.schema", b'{"type": "string"}'), (b"avro.codec", b"lzma"),
+        (b"user.note", b"a\tb\x01\xffc\\d\n\xc3\xa9")]
+head = b"Obj\x01" + long(len(meta)) + b"".join(blob(k) + blob(v) for k, v in meta) + long(0) + sync
+data = lzma.compress(blob("hello".encode()) + blob("wörld".encode()), format=lzma.FORMAT_XZ)
+open(sys.argv[1], "wb").write(head + long(2) + blob(data) + sync)
+EOF
+  run getmeta "$tmp/lzma.avro"
+  expect_rc 0 "getmeta of an lzma file" && expect_eq "$out" 'avro.schema	{"type": "string"}
+avro.codec	lzma (read as xz; non-standard name)
+user.note	a\tb\x01\xffc\\d\né' "getmeta escapes and names the non-standard codec"
+  run getmeta --key user.note "$tmp/lzma.avro"
+  expect_eq "$(od -An -tx1 "$tmp/out" | tr -d ' \n')" "61096201ff635c640ac3a90a" "getmeta --key prints the bytes as stored"
+  run getschema "$tmp/lzma.avro"
+  expect_eq "$out" '{"type": "string"}' "getschema prints the stored text unchanged"
+  run getschema --canonical "$tmp/lzma.avro"
+  expect_eq "$out" '"string"' "getschema --canonical of the lzma file"
+  run tojson "$tmp/lzma.avro"
+  expect_eq "$out" '"hello"
+"wörld"' "tojson of an lzma file"
+  run recodec --codec xz "$tmp/lzma.avro" "$tmp/xz.avro"
+  run getmeta "$tmp/xz.avro"
+  expect_eq "$out" 'avro.schema	{"type":"string"}
+avro.codec	xz
+user.note	a\tb\x01\xffc\\d\né' "recodec writes the standard name and keeps user metadata"
+else
+  echo "SKIP: the lzma-named file (python3 with lzma needed)"
+fi
+
+# count: block counts, one total, per file with several files.
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "{\"id\":%d,\"s\":\"record number %d, padded to be a bit longer\"}\n", i, i }' >"$tmp/n.json"
+printf '{"type":"record","name":"N","fields":[{"name":"id","type":"int"},{"name":"s","type":"string"}]}' >"$tmp/n.avsc"
+run fromjson --schema "$tmp/n.avsc" "$tmp/n.json" "$tmp/n.avro"
+expect_rc 0 "fromjson of 5000 records"
+run count "$tmp/n.avro"
+expect_rc 0 "count" && expect_eq "$out" "5000" "count of one file"
+run count "$tmp/n.avro" "$tmp/t.avro"
+expect_eq "$out" "5000	$tmp/n.avro
+4	$tmp/t.avro
+5004	total" "count of two files"
+run_in "$tmp/t.avro" count -
+expect_eq "$out" "4" "count of standard input"
+run count "$tmp/n.avro" "$tmp/missing.avro"
+expect_rc 1 "count with a missing file" && expect_contains "$err" "$tmp/missing.avro" "count names the missing file"
+expect_eq "$out" "5000	$tmp/n.avro
+5000	total" "count goes on past a missing file"
+
+# recodec to every codec and back: the same records, the codec named.
+for c in null deflate snappy zstandard bzip2 xz; do
+  run recodec --codec "$c" "$tmp/n.avro" "$tmp/n-$c.avro"
+  expect_rc 0 "recodec --codec $c" && expect_eq "$out$err" "" "recodec $c prints nothing"
+  run getmeta --key avro.codec "$tmp/n-$c.avro"
+  expect_eq "$out" "$c" "recodec $c: avro.codec"
+  run count "$tmp/n-$c.avro"
+  expect_eq "$out" "5000" "recodec $c: count"
+  "$bin" tojson "$tmp/n-$c.avro" >"$tmp/out"
+  checks=$((checks + 1))
+  cmp -s "$tmp/out" "$tmp/n.json" || fail "recodec $c: records differ"
+done
+run recodec --codec deflate --level 1 "$tmp/n.avro" "$tmp/n-deflate1.avro"
+expect_rc 0 "recodec deflate level 1"
+checks=$((checks + 1))
+[ "$(stat -c %s "$tmp/n-deflate1.avro")" -ne "$(stat -c %s "$tmp/n-deflate.avro")" ] ||
+  fail "deflate level 1 and 6 gave files of the same size"
+run recodec --codec deflate --level 13 "$tmp/n.avro" "$tmp/bad.avro"
+expect_rc 1 "recodec deflate level 13" && expect_contains "$err" "level 13" "bad level said"
+"$bin" recodec --codec snappy - - <"$tmp/n-xz.avro" 2>"$tmp/err" | "$bin" tojson - >"$tmp/out"
+checks=$((checks + 1))
+cmp -s "$tmp/out" "$tmp/n.json" || fail "recodec through standard input and output"
+
+# cat: offset and limit over several files, sampling, schema checks.
+run cat "$tmp/n.avro" "$tmp/n-snappy.avro" --offset 4998 --limit 4 -o "$tmp/c.avro"
+expect_rc 0 "cat --offset --limit"
+run tojson "$tmp/c.avro"
+expect_eq "$out" '{"id":4998,"s":"record number 4998, padded to be a bit longer"}
+{"id":4999,"s":"record number 4999, padded to be a bit longer"}
+{"id":0,"s":"record number 0, padded to be a bit longer"}
+{"id":1,"s":"record number 1, padded to be a bit longer"}' "cat offset and limit across files"
+run getmeta --key avro.codec "$tmp/c.avro"
+expect_eq "$out" "null" "cat keeps the first file's codec"
+run cat --codec bzip2 "$tmp/n-snappy.avro" -o "$tmp/c.avro"
+run getmeta --key avro.codec "$tmp/c.avro"
+expect_eq "$out" "bzip2" "cat --codec"
+"$bin" tojson "$tmp/c.avro" >"$tmp/out"
+checks=$((checks + 1))
+cmp -s "$tmp/out" "$tmp/n.json" || fail "cat --codec bzip2: records differ"
+run cat --samplerate 0 "$tmp/n.avro" -o "$tmp/c.avro"
+run count "$tmp/c.avro"
+expect_eq "$out" "0" "cat --samplerate 0 keeps nothing"
+run cat --samplerate 1 "$tmp/n.avro" -o "$tmp/c.avro"
+run count "$tmp/c.avro"
+expect_eq "$out" "5000" "cat --samplerate 1 keeps everything"
+run cat --samplerate 0.1 --seed 7 "$tmp/n.avro" -o "$tmp/s1.avro"
+"$bin" tojson "$tmp/s1.avro" >"$tmp/s1.json"
+run cat --samplerate 0.1 --seed 7 "$tmp/n-deflate.avro" -o "$tmp/s2.avro"
+"$bin" tojson "$tmp/s2.avro" >"$tmp/s2.json"
+checks=$((checks + 1))
+cmp -s "$tmp/s1.json" "$tmp/s2.json" || fail "cat --samplerate with one seed chose differently"
+n_sampled=$(wc -l <"$tmp/s1.json")
+checks=$((checks + 1))
+[ "$n_sampled" -ge 400 ] && [ "$n_sampled" -le 600 ] || fail "cat --samplerate 0.1 kept $n_sampled of 5000"
+checks=$((checks + 1))
+[ "$(sort -u "$tmp/s1.json" | wc -l)" -eq "$n_sampled" ] && grep -qxFf "$tmp/s1.json" "$tmp/n.json" ||
+  fail "sampled records are not distinct records of the input"
+run cat --samplerate 0.1 --seed 8 "$tmp/n.avro" -o "$tmp/s3.avro"
+"$bin" tojson "$tmp/s3.avro" >"$tmp/s3.json"
+checks=$((checks + 1))
+! cmp -s "$tmp/s1.json" "$tmp/s3.json" || fail "cat --samplerate with two seeds chose the same records"
+run cat "$tmp/n.avro" "$tmp/t.avro" -o "$tmp/c.avro"
+expect_rc 1 "cat of two schemas"
+expect_eq "$err" "$tmp/t.avro: its schema differs from that of $tmp/n.avro (their canonical forms differ); cat needs one schema" "cat schema error"
+checks=$((checks + 1))
+[ ! -e "$tmp/c.avro" ] || fail "cat left a partial output file behind"
+"$bin" cat "$tmp/t.avro" -o - 2>"$tmp/err" | "$bin" tojson - >"$tmp/out"
+expect_eq "$(cat "$tmp/out")" "$t_expected" "cat -o - (standard output)"
+
+# concat: blocks copied as they are when the codec matches, records
+# re-encoded with the first file's codec otherwise; one schema.
+run concat "$tmp/n-deflate1.avro" "$tmp/cc.avro"
+expect_rc 0 "concat of one file"
+# Copied blocks: the level-1 blocks are kept (re-encoding would use level 6).
+expect_eq "$(stat -c %s "$tmp/cc.avro")" "$(stat -c %s "$tmp/n-deflate1.avro")" "concat copies blocks byte for byte"
+run concat "$tmp/n-deflate1.avro" "$tmp/n-deflate1.avro" "$tmp/n-zstandard.avro" "$tmp/cc.avro"
+expect_rc 0 "concat of two codecs"
+run getmeta --key avro.codec "$tmp/cc.avro"
+expect_eq "$out" "deflate" "concat keeps the first file's codec"
+"$bin" tojson "$tmp/cc.avro" >"$tmp/out"
+cat "$tmp/n.json" "$tmp/n.json" "$tmp/n.json" >"$tmp/n3.json"
+checks=$((checks + 1))
+cmp -s "$tmp/out" "$tmp/n3.json" || fail "concat: records differ"
+run count "$tmp/cc.avro"
+expect_eq "$out" "15000" "concat count"
+run concat "$tmp/n.avro" "$tmp/t.avro" "$tmp/cc2.avro"
+expect_rc 1 "concat of two schemas"
+expect_eq "$err" "$tmp/t.avro: its schema differs from that of $tmp/n.avro (their canonical forms differ); concat needs one schema" "concat schema error"
+checks=$((checks + 1))
+[ ! -e "$tmp/cc2.avro" ] || fail "concat left a partial output file behind"
+
+# random: the same seed gives the same file, byte for byte.
+run random --schema "$tmp/t.avsc" --count 300 --seed 42 "$tmp/r1.avro"
+expect_rc 0 "random" && expect_eq "$out$err" "" "random prints nothing"
+run random --schema "$tmp/t.avsc" --count 300 --seed 42 "$tmp/r2.avro"
+checks=$((checks + 1))
+cmp -s "$tmp/r1.avro" "$tmp/r2.avro" || fail "random with one seed gave two files"
+run random --schema "$tmp/t.avsc" --count 300 --seed 43 "$tmp/r3.avro"
+checks=$((checks + 1))
+! cmp -s "$tmp/r1.avro" "$tmp/r3.avro" || fail "random with two seeds gave one file"
+run count "$tmp/r1.avro"
+expect_eq "$out" "300" "random --count"
+run random --schema "$tmp/t.avsc" --count 300 --seed 42 --codec xz "$tmp/r4.avro"
+"$bin" tojson "$tmp/r1.avro" >"$tmp/r1.json"
+"$bin" tojson "$tmp/r4.avro" >"$tmp/out"
+checks=$((checks + 1))
+cmp -s "$tmp/out" "$tmp/r1.json" || fail "random --codec xz: other records than with null"
+run fromjson --schema "$tmp/t.avsc" "$tmp/r1.json" "$tmp/r5.avro"
+expect_rc 0 "fromjson reads tojson's output of random records"
+"$bin" tojson "$tmp/r5.avro" >"$tmp/out"
+checks=$((checks + 1))
+cmp -s "$tmp/out" "$tmp/r1.json" || fail "random records: json -> avro -> json differs"
+run random --schema "$tmp/t.avsc" --count 0 "$tmp/r6.avro"
+run count "$tmp/r6.avro"
+expect_eq "$out" "0" "random --count 0"
+
+# Damaged files: tojson stops with the file and offset; repair keeps the rest.
+printf 'hello world' >"$tmp/notavro"
+run tojson "$tmp/notavro"
+expect_rc 1 "tojson of a file that is not Avro"
+expect_eq "$err" "$tmp/notavro: not an Avro container file: the first 4 bytes are 68 65 6c 6c, not the magic \"Obj\\x01\"" "bad magic said"
+run tojson "$tmp/missing.avro"
+expect_rc 1 "tojson of a missing file" && expect_contains "$err" "$tmp/missing.avro" "missing file named"
+# n.avro (null codec): header 147 bytes, block 0 at 147 with its sync marker
+# at 65698, block 1 at 65714, block 2 at 131303.
+head -c 200000 "$tmp/n.avro" >"$tmp/trunc.avro"
+run tojson "$tmp/trunc.avro"
+expect_rc 1 "tojson of a truncated file"
+expect_eq "$(printf '%s\n' "$out" | wc -l)" "4122" "tojson prints the records of the whole blocks first"
+expect_eq "$err" "$tmp/trunc.avro: block 3 at byte 196892: its size says 42144 bytes but only 3103 remain in the file" "truncation said with its offset"
+run repair "$tmp/trunc.avro" "$tmp/fixed.avro"
+expect_rc 0 "repair of a truncated file"
+expect_eq "$out" "repaired: kept 4122 records; skipped 1 damaged block (3108 bytes)" "repair summary (truncated)"
+expect_eq "$err" "$tmp/trunc.avro: skipped bytes 196892-200000 (3108 bytes): block 3 at byte 196892: its size says 42144 bytes but only 3103 remain in the file" "repair says what it skipped (truncated)"
+run count "$tmp/fixed.avro"
+expect_eq "$out" "4122" "repaired file count (truncated)"
+cp "$tmp/n.avro" "$tmp/dmg.avro"
+printf 'XXXX' | dd of="$tmp/dmg.avro" bs=1 seek=65700 conv=notrunc 2>/dev/null
+run count "$tmp/dmg.avro"
+expect_rc 1 "count of a file with a damaged sync marker"
+expect_eq "$err" "$tmp/dmg.avro: block 0 at byte 147: the sync marker after its data (at byte 65698) does not match the header's" "bad sync said with its offset"
+run repair "$tmp/dmg.avro" "$tmp/fixed.avro"
+expect_rc 0 "repair of a damaged sync marker"
+expect_eq "$out" "repaired: kept 2244 records; skipped 1 damaged block (131156 bytes)" "repair summary (sync)"
+expect_eq "$err" "$tmp/dmg.avro: skipped bytes 147-131303 (131156 bytes): block 0 at byte 147: the sync marker after its data (at byte 65698) does not match the header's" "repair says what it skipped (sync)"
+run tojson "$tmp/fixed.avro"
+expect_eq "$out" "$(sed -n '2757,$p' "$tmp/n.json")" "repaired file holds the records after the damage"
+run repair "$tmp/n.avro" "$tmp/fixed.avro"
+expect_rc 0 "repair of a sound file" && expect_eq "$out" "nothing to repair: 5000 records, no damaged blocks" "repair of a sound file says so"
+expect_eq "$err" "" "repair of a sound file writes nothing to stderr"
+"$bin" repair "$tmp/t.avro" - 2>"$tmp/err" | "$bin" tojson - >"$tmp/out"
+expect_eq "$(cat "$tmp/out")" "$t_expected" "repair to standard output"
+expect_eq "$(cat "$tmp/err")" "nothing to repair: 4 records, no damaged blocks" "repair to stdout puts its summary on stderr"
+run repair "$tmp/notavro" "$tmp/fixed2.avro"
+expect_rc 1 "repair of a file with no header" && expect_contains "$err" "$tmp/notavro: not an Avro container file" "repair: bad header said"
+run repair "$tmp/missing.avro" "$tmp/fixed2.avro"
+expect_rc 1 "repair of a missing file"
+checks=$((checks + 1))
+[ ! -e "$tmp/fixed2.avro" ] || fail "repair of a missing file created an output"
+
+# An output that is also an input is refused, and the input stays whole.
+cp "$tmp/n.avro" "$tmp/same.avro"
+for args in "recodec --codec xz $tmp/same.avro $tmp/./same.avro" "cat $tmp/t.avro $tmp/same.avro -o $tmp/same.avro" \
+            "concat $tmp/same.avro $tmp/same.avro" "repair $tmp/same.avro $tmp/same.avro"; do
+  # shellcheck disable=SC2086
+  run $args
+  expect_rc 1 "$args" && expect_contains "$err" "is also an input; writing it would destroy it" "$args refused"
+done
+run count "$tmp/same.avro"
+expect_eq "$out" "5000" "the input survives being named as the output"
+
+# Output errors: a full disk.
+if [ -w /dev/full ]; then
+  "$bin" tojson "$tmp/n.avro" >/dev/full 2>"$tmp/err"
+  rc=$?
+  out=
+  err=$(cat "$tmp/err")
+  expect_rc 1 "tojson to /dev/full" && expect_contains "$err" "standard output" "tojson write error said"
+  "$bin" cat "$tmp/n.avro" -o - >/dev/full 2>"$tmp/err"
+  rc=$?
+  expect_rc 1 "cat -o - to /dev/full"
+fi
 
 # ---- interop data -------------------------------------------------------------------
 

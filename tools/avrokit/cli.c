@@ -1,9 +1,14 @@
 /* CLI helpers shared by every command: dispatch through a command table, usage errors, reading inputs, stdout. */
+/* POSIX: stat, getpid, clock_gettime (the build is strict C11). */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -151,4 +156,286 @@ int avkcli_stdout_close(avk_writer *w, avk_status st, const avk_error *err)
     }
     avk_writer_destroy(w);
     return rc;
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+int avkcli_parse_options(const char *prefix, int argc, char **argv, const avkcli_option *opts,
+                         size_t nopts, char **pos, size_t *npos, int *help)
+{
+    int i, options = 1;
+    size_t k;
+    *npos = 0;
+    *help = 0;
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!options || arg[0] != '-' || arg[1] == '\0') {
+            pos[(*npos)++] = argv[i];
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            options = 0;
+            continue;
+        }
+        if (avkcli_is_help(arg)) {
+            *help = 1;
+            return AVKCLI_OK;
+        }
+        for (k = 0; k < nopts; k++) {
+            const avkcli_option *o = &opts[k];
+            size_t n = strlen(o->name);
+            const char *inline_value = NULL;
+            int match = strcmp(arg, o->name) == 0 ||
+                        (o->short_name && arg[1] == o->short_name && arg[2] == '\0');
+            if (!match && o->value && strncmp(arg, o->name, n) == 0 && arg[n] == '=') {
+                match = 1;
+                inline_value = arg + n + 1;
+            }
+            if (!match)
+                continue;
+            if (!o->value) {
+                *o->flag = 1;
+            } else if (inline_value) {
+                *o->value = inline_value;
+            } else {
+                if (i + 1 >= argc)
+                    return avkcli_usage_error(prefix, "%s needs a value: %s", o->name, o->what);
+                *o->value = argv[++i];
+            }
+            break;
+        }
+        if (k == nopts)
+            return avkcli_usage_error(prefix, "unknown option '%s'", arg);
+    }
+    return AVKCLI_OK;
+}
+
+int avkcli_parse_u64(const char *prefix, const char *option, const char *text, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    if (!text)
+        return AVKCLI_OK;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE)
+        return avkcli_usage_error(prefix, "%s wants a non-negative whole number, not '%s'", option,
+                                  text);
+    *out = (uint64_t)v;
+    return AVKCLI_OK;
+}
+
+int avkcli_parse_int(const char *prefix, const char *option, const char *text, int *out)
+{
+    char *end;
+    long v;
+    if (!text)
+        return AVKCLI_OK;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE || v < -1000000 || v > 1000000)
+        return avkcli_usage_error(prefix, "%s wants a whole number, not '%s'", option, text);
+    *out = (int)v;
+    return AVKCLI_OK;
+}
+
+int avkcli_parse_double(const char *prefix, const char *option, const char *text, double lo,
+                        double hi, double *out)
+{
+    char *end;
+    double v;
+    if (!text)
+        return AVKCLI_OK;
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !(v >= lo && v <= hi))
+        return avkcli_usage_error(prefix, "%s wants a number from %g to %g, not '%s'", option, lo,
+                                  hi, text);
+    *out = v;
+    return AVKCLI_OK;
+}
+
+int avkcli_parse_codec(const char *prefix, const char *text, avk_codec *out)
+{
+    avk_error err;
+    if (!text)
+        return AVKCLI_OK;
+    if (avk_codec_from_name(text, strlen(text), out, NULL, &err) != AVK_OK)
+        return avkcli_usage_error(prefix,
+                                  "unknown codec '%s': use null, deflate, snappy, zstandard, "
+                                  "bzip2 or xz",
+                                  text);
+    return AVKCLI_OK;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+void avkcli_report(const char *path, const avk_error *err)
+{
+    const char *name = avkcli_display_name(path);
+    char num[24];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)err->offset);
+    /* The library's messages usually say where already ("block 3 at byte
+     * 197204: ..."); add the offset only when they do not. */
+    if (err->offset != AVK_OFFSET_UNKNOWN && !strstr(err->message, num))
+        fprintf(stderr, "%s: %s (at byte offset %llu)\n", name, err->message,
+                (unsigned long long)err->offset);
+    else
+        fprintf(stderr, "%s: %s\n", name, err->message);
+}
+
+int avkcli_load_schema(const char *path, avk_schema **out)
+{
+    char *text;
+    size_t len;
+    avk_error err;
+    int rc = avkcli_read_input(path, &text, &len);
+    *out = NULL;
+    if (rc != AVKCLI_OK)
+        return rc;
+    if (avk_schema_parse(text, len, NULL, out, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", avkcli_display_name(path), err.message);
+        rc = AVKCLI_FAIL;
+    }
+    free(text);
+    return rc;
+}
+
+int avkcli_reader_open(const char *path, const avk_file_reader_options *opts,
+                       avk_file_reader **out)
+{
+    avk_error err;
+    if (avk_file_reader_open_path(path, opts, out, &err) != AVK_OK) {
+        avkcli_report(path, &err);
+        return AVKCLI_FAIL;
+    }
+    return AVKCLI_OK;
+}
+
+int avkcli_check_output(const char *output, char **inputs, size_t ninputs)
+{
+    struct stat out, in;
+    size_t i;
+    if (strcmp(output, "-") == 0 || stat(output, &out) != 0)
+        return AVKCLI_OK;
+    for (i = 0; i < ninputs; i++) {
+        if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &in) == 0 &&
+            in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            fprintf(stderr, "%s: is also an input; writing it would destroy it before it is read\n",
+                    output);
+            return AVKCLI_FAIL;
+        }
+    }
+    return AVKCLI_OK;
+}
+
+uint64_t avkcli_file_size(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    return (uint64_t)st.st_size;
+}
+
+avk_file_meta *avkcli_meta_alloc(const avk_file_reader *fr)
+{
+    size_t n = fr ? avk_file_reader_meta_count(fr) : 0;
+    avk_file_meta *m = (avk_file_meta *)calloc(n ? n : 1, sizeof *m);
+    if (!m)
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
+    return m;
+}
+
+void avkcli_writer_options(avk_file_writer_options *o, const avk_file_reader *fr,
+                           avk_file_meta *meta)
+{
+    size_t i, n = fr ? avk_file_reader_meta_count(fr) : 0;
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->meta = meta;
+    for (i = 0; i < n; i++) {
+        const char *key;
+        const uint8_t *value;
+        size_t len;
+        if (!avk_file_reader_meta_at(fr, i, &key, &value, &len) || strncmp(key, "avro.", 5) == 0)
+            continue;
+        meta[o->meta_count].key = key;
+        meta[o->meta_count].value = value;
+        meta[o->meta_count].len = len;
+        o->meta_count++;
+    }
+}
+
+int avkcli_writer_open(const char *path, const avk_schema *schema,
+                       const avk_file_writer_options *opts, avk_file_writer **out)
+{
+    avk_error err;
+    if (avk_file_writer_open_path(path, schema, opts, out, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", strcmp(path, "-") == 0 ? "<stdout>" : path, err.message);
+        return AVKCLI_FAIL;
+    }
+    return AVKCLI_OK;
+}
+
+int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc)
+{
+    avk_error err;
+    int is_stdout = strcmp(path, "-") == 0;
+    if (!fw)
+        return rc;
+    if (rc == AVKCLI_OK) {
+        if (avk_file_writer_close(fw, &err) == AVK_OK)
+            return AVKCLI_OK;
+        fprintf(stderr, "%s: %s\n", is_stdout ? "<stdout>" : path, err.message);
+        rc = AVKCLI_FAIL;
+    } else {
+        avk_file_writer_free(fw);
+    }
+    /* A half-written file looks valid up to its last block: remove it so
+     * that a failed run leaves nothing to mistake for a result. */
+    if (!is_stdout)
+        remove(path);
+    return rc;
+}
+
+char *avkcli_canonical(const avk_type *t)
+{
+    avk_writer w;
+    avk_error err;
+    const uint8_t *data;
+    size_t len;
+    char *s = NULL;
+    if (avk_writer_init_memory(&w, NULL, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
+        return NULL;
+    }
+    if (avk_type_write_canonical(t, &w, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
+    } else {
+        data = avk_writer_data(&w, &len);
+        s = (char *)malloc(len + 1);
+        if (s) {
+            memcpy(s, data, len);
+            s[len] = '\0';
+        } else {
+            fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
+        }
+    }
+    avk_writer_destroy(&w);
+    return s;
+}
+
+uint64_t avkcli_random_seed(void)
+{
+    uint64_t seed = 0;
+    struct timespec ts;
+    FILE *fp = fopen("/dev/urandom", "rb");
+    if (fp) {
+        size_t got = fread(&seed, 1, sizeof seed, fp);
+        fclose(fp);
+        if (got == sizeof seed)
+            return seed;
+    }
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
 }

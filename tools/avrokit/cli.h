@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "avrokit/avrokit.h"
+#include "avrokit/file.h"
 
 /* Exit statuses, the same for every command. */
 enum {
@@ -28,7 +29,17 @@ typedef struct avkcli_command {
 } avkcli_command;
 
 /* Commands (one per cmd_<name>.c). */
+int avkcli_cmd_cat(int argc, char **argv);
+int avkcli_cmd_concat(int argc, char **argv);
+int avkcli_cmd_count(int argc, char **argv);
+int avkcli_cmd_fromjson(int argc, char **argv);
+int avkcli_cmd_getmeta(int argc, char **argv);
+int avkcli_cmd_getschema(int argc, char **argv);
+int avkcli_cmd_random(int argc, char **argv);
+int avkcli_cmd_recodec(int argc, char **argv);
+int avkcli_cmd_repair(int argc, char **argv);
 int avkcli_cmd_schema(int argc, char **argv);
+int avkcli_cmd_tojson(int argc, char **argv);
 
 /* The program name for messages ("avrokit"). */
 #define AVKCLI_PROG "avrokit"
@@ -69,5 +80,92 @@ const char *avkcli_display_name(const char *path);
  * flush fails (a closed pipe, a full disk). */
 int avkcli_stdout_open(avk_writer *w);
 int avkcli_stdout_close(avk_writer *w, avk_status st, const avk_error *err);
+
+/* ---- options ------------------------------------------------------------ */
+
+/* One option of a command. An option with value receives its argument
+ * ("--name VALUE", "--name=VALUE", or "-x VALUE" for a short name) in
+ * *value; one without sets *flag to 1. */
+typedef struct avkcli_option {
+    const char *name;   /* "--codec" */
+    char short_name;    /* 'o' for "-o", or 0 */
+    const char **value; /* NULL for a flag */
+    int *flag;          /* for a flag */
+    const char *what;   /* what the value is, for "needs a value" messages */
+} avkcli_option;
+
+/* Parses argv[1..argc) against opts: "-h"/"--help" set *help (and stop),
+ * "--" ends the options, "-" alone is a positional argument (standard
+ * input or output). Positional arguments are stored in pos (room for argc
+ * entries), their number in *npos. Returns AVKCLI_OK or a usage error
+ * (already reported under prefix). */
+int avkcli_parse_options(const char *prefix, int argc, char **argv, const avkcli_option *opts,
+                         size_t nopts, char **pos, size_t *npos, int *help);
+
+/* Number arguments of options: a non-negative decimal integer, an int, a
+ * double in [lo, hi]. text NULL leaves *out alone and returns AVKCLI_OK.
+ * Otherwise a usage error naming the option. */
+int avkcli_parse_u64(const char *prefix, const char *option, const char *text, uint64_t *out);
+int avkcli_parse_int(const char *prefix, const char *option, const char *text, int *out);
+int avkcli_parse_double(const char *prefix, const char *option, const char *text, double lo,
+                        double hi, double *out);
+
+/* A codec name for --codec (the specification's names; lzma and zstd are
+ * taken too). NULL leaves *out alone. Unknown: a usage error listing the
+ * names. */
+int avkcli_parse_codec(const char *prefix, const char *text, avk_codec *out);
+
+/* ---- files ---------------------------------------------------------------- */
+
+/* Prints "<file>: <message>" for an error from the library, adding the
+ * byte offset when the message does not already give it. */
+void avkcli_report(const char *path, const avk_error *err);
+
+/* Reads and parses a schema file ("-": standard input). On failure prints
+ * "FILE: <message>" and returns AVKCLI_FAIL. */
+int avkcli_load_schema(const char *path, avk_schema **out);
+
+/* Opens a container file for reading; opts may be NULL. On failure prints
+ * the error (naming the file) and returns AVKCLI_FAIL. */
+int avkcli_reader_open(const char *path, const avk_file_reader_options *opts,
+                       avk_file_reader **out);
+
+/* Refuses (with a message, returning AVKCLI_FAIL) an output that is one
+ * of the inputs: opening it for writing would truncate the input before it
+ * is read. "-" and files that do not exist yet are never the same. */
+int avkcli_check_output(const char *output, char **inputs, size_t ninputs);
+
+/* Size in bytes of a regular file at path, or 0 when unknown ("-", pipes). */
+uint64_t avkcli_file_size(const char *path);
+
+/* Writer options starting from the user metadata of fr (keys not starting
+ * with "avro."), so that copies keep them; fr may be NULL for none. The
+ * entries view fr's memory: keep fr open while the writer is opened. meta
+ * needs room for avk_file_reader_meta_count(fr) entries (see
+ * avkcli_meta_alloc). */
+void avkcli_writer_options(avk_file_writer_options *o, const avk_file_reader *fr,
+                           avk_file_meta *meta);
+
+/* malloc'd room for the user metadata of fr (at least one entry); NULL
+ * (with a message) when out of memory. */
+avk_file_meta *avkcli_meta_alloc(const avk_file_reader *fr);
+
+/* Creates a container file ("-": standard output). On failure prints the
+ * error and returns AVKCLI_FAIL. */
+int avkcli_writer_open(const char *path, const avk_schema *schema,
+                       const avk_file_writer_options *opts, avk_file_writer **out);
+
+/* Closes a writer that succeeded (flushing; a failure is printed and gives
+ * AVKCLI_FAIL), or, when rc is not AVKCLI_OK, frees it and removes the
+ * partial file (unless it is standard output). Returns the final status. */
+int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc);
+
+/* The Parsing Canonical Form of t in a malloc'd NUL-terminated string, or
+ * NULL (with a message) when out of memory. */
+char *avkcli_canonical(const avk_type *t);
+
+/* A seed for random choices when the user gave none (from the system's
+ * random source, or the clock). */
+uint64_t avkcli_random_seed(void);
 
 #endif

@@ -6,7 +6,17 @@
 
 /* Every command: one cmd_<name>.c each. Keep the list sorted by name. */
 static const avkcli_command commands[] = {
+    {"cat", avkcli_cmd_cat, "copy records of container files into one, with offset, limit, sampling"},
+    {"concat", avkcli_cmd_concat, "join container files, copying blocks without re-encoding"},
+    {"count", avkcli_cmd_count, "count the records of container files (no decoding)"},
+    {"fromjson", avkcli_cmd_fromjson, "write Avro JSON lines to a container file"},
+    {"getmeta", avkcli_cmd_getmeta, "print a container file's metadata"},
+    {"getschema", avkcli_cmd_getschema, "print the schema of a container file"},
+    {"random", avkcli_cmd_random, "write a container file of random records of a schema"},
+    {"recodec", avkcli_cmd_recodec, "rewrite a container file with another codec"},
+    {"repair", avkcli_cmd_repair, "copy the readable records of a damaged container file"},
     {"schema", avkcli_cmd_schema, "check an Avro schema, print its canonical form or fingerprint"},
+    {"tojson", avkcli_cmd_tojson, "print the records of container files as Avro JSON lines"},
 };
 
 static void usage(FILE *out)
@@ -26,7 +36,9 @@ static void usage(FILE *out)
             "  --version    print the version and exit\n"
             "\n"
             "Run '" AVKCLI_PROG " <command> --help' for a command's options.\n"
-            "A FILE argument of '-' reads standard input. Exit status: 0 success, 1 invalid\n"
+            "A FILE argument of '-' reads standard input, an output of '-' writes standard\n"
+            "output. Progress is shown on standard error when it is a terminal (--quiet\n"
+            "turns it off). Exit status: 0 success, 1 invalid\n"
             "input or an I/O error, 2 a usage error.\n");
 }
 

@@ -1,0 +1,215 @@
+/* avrokit cat: records of several container files (with offset, limit and sampling) into one file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_progress.h"
+#include "random_value.h"
+
+#define PREFIX AVKCLI_PROG " cat"
+
+static const char *const help =
+    "Usage: " PREFIX " [options] FILE... -o OUT.avro\n"
+    "\n"
+    "Copies the records of the container files FILE... ('-': standard input), in\n"
+    "order, into one container file OUT.avro ('-': standard output). The files must\n"
+    "share one schema (the same Parsing Canonical Form); the output has the first\n"
+    "file's schema, user metadata and, unless --codec says otherwise, codec.\n"
+    "Records are decoded and encoded again; see concat to copy whole blocks.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUT  the output file (required)\n"
+    "  --codec C         null, deflate, snappy, zstandard, bzip2 or xz\n"
+    "  --level L         the codec's compression level (0: its default)\n"
+    "  --offset N        skip the first N records (over all files)\n"
+    "  --limit N         write at most N records\n"
+    "  --samplerate R    keep each record with probability R (0 to 1)\n"
+    "  --seed S          seed of the sampling, for the same choice on every run\n"
+    "  --quiet           no progress line on standard error\n"
+    "  -h, --help        show this help and exit\n"
+    "\n"
+    "Example:\n"
+    "  " PREFIX " --samplerate 0.01 --seed 7 day1.avro day2.avro -o sample.avro\n";
+
+typedef struct cat_state {
+    uint64_t offset;  /* records still to skip */
+    uint64_t left;    /* records still to write */
+    double rate;      /* 1: keep all */
+    avkcli_rng rng;
+    uint64_t records; /* records read (kept or not), for progress */
+    uint64_t bytes;   /* input bytes of the files done */
+    avkcli_progress prog;
+    avk_arena *arena;
+    avk_file_writer *fw;
+} cat_state;
+
+static int copy_records(cat_state *s, const char *path, avk_file_reader *fr)
+{
+    avk_value v;
+    avk_error err;
+    avk_status st = AVK_OK;
+    int more = 1;
+    while (s->left && st == AVK_OK) {
+        /* Records not kept are skipped, not built. */
+        int keep = s->offset == 0 && (s->rate >= 1.0 || avkcli_rng_unit(&s->rng) < s->rate);
+        if (!keep) {
+            st = avk_file_reader_skip(fr, &more, &err);
+            if (st != AVK_OK || !more)
+                break;
+            if (s->offset)
+                s->offset--;
+        } else {
+            st = avk_file_reader_next(fr, s->arena, &v, &more, &err);
+            if (st != AVK_OK || !more)
+                break;
+            st = avk_file_writer_append(s->fw, &v, &err);
+            avk_arena_reset(s->arena);
+            if (st != AVK_OK) {
+                avkcli_progress_end(&s->prog);
+                avkcli_report(path, &err);
+                return AVKCLI_FAIL;
+            }
+            s->left--;
+        }
+        if (avkcli_progress_due(&s->prog, ++s->records))
+            avkcli_progress_update(&s->prog, s->records,
+                                   s->bytes + avk_file_reader_block_offset(fr));
+    }
+    if (st != AVK_OK) {
+        avkcli_progress_end(&s->prog);
+        avkcli_report(path, &err);
+        return AVKCLI_FAIL;
+    }
+    s->bytes += avkcli_file_size(path);
+    return AVKCLI_OK;
+}
+
+/* Opens input i (the first is already open) and checks its schema. */
+static int open_same(const char *path, const char *first, const char *canon,
+                     avk_file_reader **out)
+{
+    char *c;
+    int rc = avkcli_reader_open(path, NULL, out);
+    if (rc != AVKCLI_OK)
+        return rc;
+    c = avkcli_canonical(avk_schema_root(avk_file_reader_schema(*out)));
+    if (!c || strcmp(c, canon) != 0) {
+        if (c)
+            fprintf(stderr,
+                    "%s: its schema differs from that of %s (their canonical forms differ); "
+                    "cat needs one schema\n",
+                    avkcli_display_name(path), avkcli_display_name(first));
+        rc = AVKCLI_FAIL;
+        avk_file_reader_free(*out);
+        *out = NULL;
+    }
+    free(c);
+    return rc;
+}
+
+int avkcli_cmd_cat(int argc, char **argv)
+{
+    const char *output = NULL, *codec = NULL, *level = NULL, *offset = NULL, *limit = NULL,
+               *rate = NULL, *seed = NULL;
+    int quiet = 0, help_wanted, rc;
+    size_t npos, i;
+    char **pos, *canon = NULL;
+    uint64_t seed_value = 0, total = 0;
+    avk_file_reader *first = NULL, *fr;
+    avk_file_meta *meta = NULL;
+    avk_file_writer_options wo;
+    avk_error err;
+    cat_state s;
+    const avkcli_option opts[] = {
+        {"--output", 'o', &output, NULL, "the output file ('-': standard output)"},
+        {"--codec", 0, &codec, NULL, "null, deflate, snappy, zstandard, bzip2 or xz"},
+        {"--level", 0, &level, NULL, "a compression level"},
+        {"--offset", 0, &offset, NULL, "a number of records"},
+        {"--limit", 0, &limit, NULL, "a number of records"},
+        {"--samplerate", 0, &rate, NULL, "a probability from 0 to 1"},
+        {"--seed", 0, &seed, NULL, "a whole number"},
+        {"--quiet", 'q', NULL, &quiet, NULL},
+    };
+    memset(&s, 0, sizeof s);
+    s.left = UINT64_MAX;
+    s.rate = 1.0;
+    pos = (char **)malloc(sizeof *pos * (size_t)argc);
+    if (!pos)
+        return AVKCLI_FAIL;
+    rc = avkcli_parse_options(PREFIX, argc, argv, opts, sizeof opts / sizeof opts[0], pos, &npos,
+                              &help_wanted);
+    if (rc == AVKCLI_OK && help_wanted) {
+        fputs(help, stdout);
+        free(pos);
+        return AVKCLI_OK;
+    }
+    if (rc == AVKCLI_OK)
+        rc = avkcli_parse_u64(PREFIX, "--offset", offset, &s.offset);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_parse_u64(PREFIX, "--limit", limit, &s.left);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_parse_double(PREFIX, "--samplerate", rate, 0.0, 1.0, &s.rate);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_parse_u64(PREFIX, "--seed", seed, &seed_value);
+    if (rc == AVKCLI_OK && level) {
+        int l = 0;
+        rc = avkcli_parse_int(PREFIX, "--level", level, &l);
+    }
+    if (rc == AVKCLI_OK && codec) {
+        avk_codec c;
+        rc = avkcli_parse_codec(PREFIX, codec, &c);
+    }
+    if (rc == AVKCLI_OK && !output)
+        rc = avkcli_usage_error(PREFIX, "missing -o OUT.avro ('-' for standard output)");
+    if (rc == AVKCLI_OK && npos == 0)
+        rc = avkcli_usage_error(PREFIX, "missing FILE (use '-' for standard input)");
+    if (rc != AVKCLI_OK) {
+        free(pos);
+        return rc;
+    }
+    avkcli_rng_seed(&s.rng, seed ? seed_value : avkcli_random_seed());
+
+    rc = avkcli_check_output(output, pos, npos);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_reader_open(pos[0], NULL, &first);
+    if (rc == AVKCLI_OK && !(canon = avkcli_canonical(avk_schema_root(
+                                 avk_file_reader_schema(first)))))
+        rc = AVKCLI_FAIL;
+    if (rc == AVKCLI_OK && !(meta = avkcli_meta_alloc(first)))
+        rc = AVKCLI_FAIL;
+    if (rc == AVKCLI_OK && avk_arena_new(NULL, &s.arena, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
+        rc = AVKCLI_FAIL;
+    }
+    if (rc == AVKCLI_OK) {
+        avkcli_writer_options(&wo, first, meta);
+        wo.codec = avk_file_reader_codec(first, NULL);
+        avkcli_parse_codec(PREFIX, codec, &wo.codec);
+        avkcli_parse_int(PREFIX, "--level", level, &wo.level);
+        rc = avkcli_writer_open(output, avk_file_reader_schema(first), &wo, &s.fw);
+    }
+    if (rc == AVKCLI_OK) {
+        for (i = 0; i < npos; i++)
+            total += avkcli_file_size(pos[i]);
+        avkcli_progress_start(&s.prog, "cat", total, 0, quiet);
+        for (i = 0; i < npos && rc == AVKCLI_OK && s.left; i++) {
+            fr = first;
+            avkcli_progress_end(&s.prog); /* messages of the open print cleanly */
+            if (i > 0)
+                rc = open_same(pos[i], pos[0], canon, &fr);
+            if (rc == AVKCLI_OK)
+                rc = copy_records(&s, pos[i], fr);
+            if (i > 0)
+                avk_file_reader_free(fr);
+        }
+        avkcli_progress_end(&s.prog);
+        rc = avkcli_writer_finish(s.fw, output, rc);
+    }
+    avk_file_reader_free(first);
+    avk_arena_free(s.arena);
+    free(meta);
+    free(canon);
+    free(pos);
+    return rc;
+}
