@@ -39,6 +39,10 @@ typedef struct avk_file_reader avk_file_reader;
                                          on_skip, find the next sync marker and go on
                                          instead of failing. Records already returned
                                          from the damaged block stay returned. */
+#define AVK_FILE_MAP 0x2u /* map a regular file into memory instead of reading it through a
+                              buffer: block data and string views then point into the
+                              mapping. Slower where page faults are dear (each page first
+                              touched costs one), so off by default. */
 
 /* What a reader skipped in AVK_FILE_SKIP_BAD_BLOCKS mode: the error that
  * made it skip (with the block's offset and index), and the byte range it
@@ -64,9 +68,9 @@ typedef struct avk_file_reader_options {
 /* Opens a container file. The header (magic, metadata, schema, codec, sync
  * marker) is read and checked before these return; the blocks are read as
  * the caller asks for them.
- * - _path: "-" means standard input. A regular file is mapped into memory
- *   (records then decode with strings viewing the mapping); anything else
- *   is read through a buffer.
+ * - _path: "-" means standard input. Read through a buffer of buffer_size
+ *   bytes (or mapped whole with AVK_FILE_MAP, regular files only); a
+ *   regular file can seek, a pipe cannot.
  * - _fd: reads from the descriptor's current position; not closed by free.
  *   Seeking needs a seekable descriptor.
  * - _memory: data[0..len) must outlive the reader. Nothing is copied for

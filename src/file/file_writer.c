@@ -11,6 +11,7 @@
 #include "common/alloc_internal.h"
 #include "common/error.h"
 #include "file/file_internal.h"
+#include "io/writer_internal.h"
 
 #define DEFAULT_BLOCK_BYTES ((size_t)64 << 10)
 
@@ -334,7 +335,7 @@ static avk_status write_framed(avk_file_writer *fw, int64_t count, const void *d
     if (st == AVK_OK)
         st = avk_writer_write_long(&fw->out, (int64_t)size, err);
     if (st == AVK_OK)
-        st = avk_writer_write_raw(&fw->out, data, size, err);
+        st = avki_writer_write_direct(&fw->out, data, size, err); /* broken on failure */
     if (st == AVK_OK)
         st = avk_writer_write_raw(&fw->out, fw->sync, AVK_FILE_SYNC_SIZE, err);
     if (st != AVK_OK)

@@ -1,6 +1,7 @@
 /* Memory and buffered stream readers: refills, slow paths and bulk reads. */
 #include <errno.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "avrokit/reader.h"
@@ -106,6 +107,20 @@ avk_status avk_reader_init_file(avk_reader *r, FILE *fp, const avk_reader_option
     r->source_ctx = r;
     r->fp = fp;
     return st;
+}
+
+avk_status avki_reader_seek_fd(avk_reader *r, uint64_t origin, uint64_t offset, avk_error *err)
+{
+    if (r->fd < 0 || !r->buf || offset < origin || offset > (uint64_t)INT64_MAX)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, offset,
+                              "cannot seek this reader to byte %llu", (unsigned long long)offset);
+    if (lseek(r->fd, (off_t)offset, SEEK_SET) < 0)
+        return avki_error_errno(err, errno, "cannot seek file descriptor %d to byte %llu", r->fd,
+                                (unsigned long long)offset);
+    r->base = r->pos = r->end = r->buf;
+    r->base_offset = offset - origin;
+    r->at_eof = 0;
+    return AVK_OK;
 }
 
 void avk_reader_destroy(avk_reader *r)

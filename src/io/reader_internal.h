@@ -11,4 +11,11 @@ avk_status avki_reader_read_longs_counted(avk_reader *r, int64_t *out, size_t n,
 avk_status avki_reader_read_ints_counted(avk_reader *r, int32_t *out, size_t n, size_t *done,
                                          avk_error *err);
 
+/* Moves an fd reader to byte offset of its descriptor (lseek) and drops
+ * what was buffered; avk_reader_offset then reports offset - origin, origin
+ * being the descriptor's position when the reader started. Returns AVK_OK,
+ * AVK_ERR_IO (lseek failed) or AVK_ERR_INVALID_ARGUMENT (not an fd reader,
+ * or offset before origin). */
+avk_status avki_reader_seek_fd(avk_reader *r, uint64_t origin, uint64_t offset, avk_error *err);
+
 #endif

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "avrokit/writer.h"
+#include "io/writer_internal.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
 #include "varint/kernels.h"
@@ -184,6 +185,16 @@ avk_status avk_writer_reserve(avk_writer *w, size_t n, avk_error *err)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, avk_writer_offset(w),
                               "cannot reserve %zu bytes in a %zu-byte writer buffer", n, w->cap);
     return avk_writer_flush(w, err);
+}
+
+avk_status avki_writer_write_direct(avk_writer *w, const void *src, size_t n, avk_error *err)
+{
+    if (!w->sink || n < w->cap)
+        return avk_writer_write_raw(w, src, n, err);
+    AVK_TRY(avk_writer_flush(w, err));
+    AVK_TRY(w->sink(w->sink_ctx, src, n, err));
+    w->flushed += n;
+    return AVK_OK;
 }
 
 avk_status avk_writer_write_raw_slow(avk_writer *w, const void *src, size_t n, avk_error *err)
