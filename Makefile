@@ -4,6 +4,7 @@
 BUILD        ?= build
 ASAN_BUILD   ?= build-asan
 FUZZ_BUILD   ?= build-fuzz
+AVROKIT       = $(BUILD)/tools/avrokit/avrokit
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS  ?=
@@ -35,6 +36,20 @@ demo: build
 	$(BUILD)/tools/avrokit/avrokit schema canonical examples/data/reading.avsc
 	$(BUILD)/tools/avrokit/avrokit schema fingerprint --algo rabin examples/data/reading.avsc
 	$(BUILD)/tools/avrokit/avrokit schema fingerprint --algo sha256 examples/data/reading.avsc
+	@echo
+	@echo "== container files: random orders, every codec, read back =="
+	@mkdir -p $(BUILD)/demo
+	$(AVROKIT) random --quiet --schema examples/data/order.avsc --count 100000 --seed 42 \
+	  $(BUILD)/demo/orders.avro
+	$(AVROKIT) getmeta $(BUILD)/demo/orders.avro
+	$(AVROKIT) tojson --head 2 --pretty $(BUILD)/demo/orders.avro
+	@for c in deflate snappy zstandard bzip2 xz; do \
+	  $(AVROKIT) recodec --quiet --codec $$c $(BUILD)/demo/orders.avro $(BUILD)/demo/orders-$$c.avro \
+	    && printf '%-10s %10s bytes, %s records\n' $$c \
+	      "$$(stat -c %s $(BUILD)/demo/orders-$$c.avro)" \
+	      "$$($(AVROKIT) count $(BUILD)/demo/orders-$$c.avro)" || exit 1; \
+	done
+	$(BUILD)/examples/container_demo $(BUILD)/demo/orders.avro
 
 bench: build
 	python3 bench/compare --bin $(BUILD)/bench/avrokit_bench $(FILTER)

@@ -119,11 +119,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: container_demo FILE.avro\n");
         return 2;
     }
-    if (avk_file_reader_open_path(argv[1], NULL, &fr, &err) != AVK_OK)
+    /* Every record is kept, so strings are copied into the arena: views of
+     * the reader's block buffer would last only until the next block. */
+    avk_file_reader_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.struct_size = sizeof ro;
+    ro.plan_flags = AVK_PLAN_COPY_STRINGS;
+    if (avk_file_reader_open_path(argv[1], &ro, &fr, &err) != AVK_OK)
         return fail(argv[1], &err);
     avk_arena_new(NULL, &keep, NULL);
     avk_arena_new(NULL, &scratch, NULL);
-    /* The records' strings view the mapped file, which stays open to the end. */
     while ((st = avk_file_reader_next(fr, keep, &v, &more, &err)) == AVK_OK && more) {
         if (n == cap) {
             cap = cap ? cap * 2 : 1024;
