@@ -1,10 +1,12 @@
-// Start-up check that the avro-c encoding table declared in avroc_shim.h matches the library.
+// Start-up check of the avro-c encoding table declared in avroc_shim.h; avro-c container file helpers.
 #include "avroc_shim.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <unistd.h>
 
 namespace avkbench {
 namespace {
@@ -74,6 +76,54 @@ void avroc_shim_check()
             shim_fail("read_long did not consume the whole encoding", k.value);
         avro_reader_free(r);
     }
+}
+
+static std::string avroc_failed(const char *what)
+{
+    return std::string(what) + ": " + avro_strerror();
+}
+
+std::string avroc_file_write(const char *path, avro_schema_t schema, const char *codec,
+                             size_t block_size, avro_value_t *values, size_t n)
+{
+    unlink(path); // avro-c may refuse to replace a file
+    avro_file_writer_t w;
+    if (avro_file_writer_create_with_codec(path, schema, &w, codec, block_size) != 0)
+        return avroc_failed("avro_file_writer_create_with_codec");
+    for (size_t i = 0; i < n; i++) {
+        if (avro_file_writer_append_value(w, &values[i]) != 0) {
+            std::string e = avroc_failed("avro_file_writer_append_value");
+            avro_file_writer_close(w);
+            return e + " (record " + std::to_string(i) + ")";
+        }
+    }
+    if (avro_file_writer_close(w) != 0)
+        return avroc_failed("avro_file_writer_close");
+    return "";
+}
+
+std::string avroc_file_read(const char *path, avro_value_iface_t *iface,
+                            void (*fn)(void *ctx, avro_value_t *v), void *ctx, size_t *count)
+{
+    avro_file_reader_t r;
+    *count = 0;
+    if (avro_file_reader(path, &r) != 0)
+        return avroc_failed("avro_file_reader");
+    avro_value_t v;
+    if (avro_generic_value_new(iface, &v) != 0) {
+        avro_file_reader_close(r);
+        return avroc_failed("avro_generic_value_new");
+    }
+    int rc;
+    while ((rc = avro_file_reader_read_value(r, &v)) == 0) {
+        fn(ctx, &v);
+        ++*count;
+        avro_value_reset(&v);
+    }
+    std::string e = rc == EOF ? "" : avroc_failed("avro_file_reader_read_value");
+    avro_value_decref(&v);
+    avro_file_reader_close(r);
+    return e;
 }
 
 } // namespace avkbench

@@ -1,8 +1,11 @@
-// Declares avro-c's binary encoding table, which libavro exports but does not install a header for.
+// avro-c's binary encoding table (exported by libavro, no header installed) and its container file calls.
 #ifndef AVROKIT_BENCH_AVROC_SHIM_H
 #define AVROKIT_BENCH_AVROC_SHIM_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include <string>
 
 #include <avro.h>
 
@@ -62,6 +65,20 @@ namespace avkbench {
 // readers/writers; prints what went wrong and exits with status 2 when the
 // table does not behave as declared (wrong layout or a changed libavro).
 void avroc_shim_check();
+
+// Container files through avro-c's public calls. Both return "" or what
+// failed (with avro_strerror()).
+//
+// Writes values[0..n) to a new file at path (an existing one is removed
+// first) with codec ("null", "deflate", "snappy", "lzma") and block_size
+// bytes per block (avro-c's buffer; it writes deflate at zlib level 9).
+std::string avroc_file_write(const char *path, avro_schema_t schema, const char *codec,
+                             size_t block_size, avro_value_t *values, size_t n);
+// Reads every record of path into one generic value of iface (reset
+// between records, as avrocat does) and calls fn on each; *count gets the
+// number read.
+std::string avroc_file_read(const char *path, avro_value_iface_t *iface,
+                            void (*fn)(void *ctx, avro_value_t *v), void *ctx, size_t *count);
 
 } // namespace avkbench
 

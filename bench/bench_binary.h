@@ -142,6 +142,8 @@ const BinSpec &spec_strings();
 const BinSpec &spec_realistic_longs();
 const BinSpec &spec_wide_record();
 const BinSpec &spec_generic_record();
+// GenericRecord's schema and generator, 100,000 records (container file rows).
+const BinSpec &spec_generic_record_file();
 const BinSpec &spec_int_array();
 const BinSpec &spec_long_array();
 const BinSpec &spec_boolean_array();

@@ -933,6 +933,9 @@ AVKBENCH_SPEC(spec_strings, "Strings", strings_schema, 10000, strings_gen, true)
 AVKBENCH_SPEC(spec_realistic_longs, "RealisticLongs", realistic_schema, 10000, realistic_gen, true)
 AVKBENCH_SPEC(spec_wide_record, "WideRecord", wide_schema, 10000, wide_gen, false)
 AVKBENCH_SPEC(spec_generic_record, "GenericRecord", generic_schema, 10000, generic_gen, true)
+// The same schema and generator at container-file scale (bench_file.cc).
+AVKBENCH_SPEC(spec_generic_record_file, "GenericRecordFile", generic_schema, 100000, generic_gen,
+              true)
 AVKBENCH_SPEC(spec_int_array, "IntArray", int_array_schema, 100, int_array_gen, true)
 AVKBENCH_SPEC(spec_long_array, "LongArray", long_array_schema, 100, long_array_gen, true)
 AVKBENCH_SPEC(spec_boolean_array, "BooleanArray", boolean_array_schema, 100, boolean_array_gen,
