@@ -1,6 +1,9 @@
-/* Fuzz target: the container reader on arbitrary bytes, record by record, block by block and skipping bad blocks; the three must agree. */
+/* Fuzz target: the container reader on arbitrary bytes, record by record, block by block and skipping bad blocks; the three must agree, and a file descriptor must read as memory does. */
+#define _GNU_SOURCE 1 /* memfd_create */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "avrokit/arena.h"
 #include "avrokit/file.h"
@@ -55,6 +58,89 @@ static void on_skip(void *ctx, const avk_error *why, uint64_t from, uint64_t to)
     s->last_to = to;
     s->calls++;
     s->bytes += to - from;
+}
+
+/* What one record-by-record pass saw. */
+typedef struct pass {
+    uint64_t records;
+    avk_status status;
+    uint64_t offset;
+    int64_t block;
+    skips sk;
+} pass;
+
+/* Reads every record of data through an open reader (NULL: opened from
+ * memory here; otherwise through a memfd holding the same bytes, which
+ * the reader reads through its buffer and seeks with lseek). */
+static int read_pass(const uint8_t *data, size_t size, unsigned flags, int through_fd,
+                     avk_arena *arena, pass *out)
+{
+    avk_file_reader_options o = options(flags);
+    avk_file_reader *fr = NULL;
+    avk_error err;
+    avk_value v;
+    avk_status st;
+    int more, fd = -1;
+    memset(out, 0, sizeof *out);
+    out->sk.size = size;
+    if (flags & AVK_FILE_SKIP_BAD_BLOCKS) {
+        o.on_skip = on_skip;
+        o.on_skip_ctx = &out->sk;
+    }
+    if (through_fd) {
+        fd = memfd_create("fuzz_file", MFD_CLOEXEC);
+        if (fd < 0)
+            return 0;
+        if (size && write(fd, data, size) != (ssize_t)size) {
+            close(fd);
+            return 0;
+        }
+        lseek(fd, 0, SEEK_SET);
+        st = avk_file_reader_open_fd(fd, &o, &fr, &err);
+    } else {
+        st = avk_file_reader_open_memory(data, size, &o, &fr, &err);
+    }
+    out->status = st;
+    if (st == AVK_OK) {
+        for (;;) {
+            st = avk_file_reader_next(fr, arena, &v, &more, &err);
+            avk_arena_reset(arena);
+            if (st != AVK_OK || !more)
+                break;
+            out->records++;
+        }
+        out->status = st;
+        avk_file_reader_free(fr);
+    }
+    if (out->status != AVK_OK) {
+        out->offset = err.offset;
+        out->block = err.block;
+    }
+    if (fd >= 0)
+        close(fd);
+    return 1;
+}
+
+/* Memory and a file descriptor give the same records, status and place. */
+static void same_passes(const uint8_t *data, size_t size, unsigned flags, avk_arena *arena)
+{
+    pass m, f;
+    read_pass(data, size, flags, 0, arena, &m);
+    if (!read_pass(data, size, flags, 1, arena, &f))
+        return;
+    AVKF_CHECK(m.records == f.records && m.status == f.status,
+               "memory: %llu records then %s; fd: %llu records then %s",
+               (unsigned long long)m.records, avk_status_name(m.status),
+               (unsigned long long)f.records, avk_status_name(f.status));
+    if (m.status != AVK_OK && m.status != AVK_ERR_MALFORMED)
+        AVKF_CHECK(m.offset == f.offset && m.block == f.block,
+                   "%s at offset %llu block %lld from memory, %llu block %lld from an fd",
+                   avk_status_name(m.status), (unsigned long long)m.offset, (long long)m.block,
+                   (unsigned long long)f.offset, (long long)f.block);
+    AVKF_CHECK(m.sk.calls == f.sk.calls && m.sk.bytes == f.sk.bytes,
+               "skipped %llu blocks (%llu bytes) from memory, %llu (%llu) from an fd",
+               (unsigned long long)m.sk.calls, (unsigned long long)m.sk.bytes,
+               (unsigned long long)f.sk.calls, (unsigned long long)f.sk.bytes);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -199,6 +285,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                (unsigned long long)rs.bad_blocks, (unsigned long long)rs.bad_bytes,
                (unsigned long long)sk.calls, (unsigned long long)sk.bytes);
     avk_file_reader_free(fr);
+
+    /* 4: the same through a file descriptor, plain and skipping. */
+    same_passes(data, size, 0, arena);
+    same_passes(data, size, AVK_FILE_SKIP_BAD_BLOCKS, arena);
 
     avk_buffer_destroy(&buf);
     avk_arena_free(arena);

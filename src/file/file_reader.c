@@ -487,6 +487,10 @@ static avk_status read_block(avk_file_reader *fr, int *end, avk_error *err)
         fr->cur.data = fr->stored.data;
     }
     st = avk_reader_read_raw(&fr->in, sync, sizeof sync, err);
+    /* A marker cut short ends the file: its bytes are not the start of
+     * another block (a stream has consumed them already). */
+    if (st == AVK_ERR_TRUNCATED && !fr->streaming)
+        fr->in.pos = fr->in.end;
     fr->cur.end = cur_offset(fr);
     fr->next_index = fr->blk_index + 1;
     if (st == AVK_ERR_TRUNCATED) {
