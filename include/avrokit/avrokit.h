@@ -13,6 +13,7 @@
 #include "avrokit/macros.h"
 #include "avrokit/plan.h"
 #include "avrokit/reader.h"
+#include "avrokit/resolve.h"
 #include "avrokit/schema.h"
 #include "avrokit/status.h"
 #include "avrokit/value.h"

@@ -94,6 +94,9 @@ avk_status avk_builder_new(const avk_plan *plan, avk_writer *w, const avk_alloca
     if (!plan || !w || !out)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_builder_new: NULL argument");
+    if (plan->writer_type)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_builder_new: a resolving plan cannot write");
     b = (avk_builder *)a.alloc(a.ctx, sizeof *b);
     if (!b)
         goto oom;

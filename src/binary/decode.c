@@ -19,6 +19,7 @@ typedef struct dctx {
     avki_arena *arena;
     const avki_node *nodes;
     const avki_step *steps;
+    const avki_rx *rx;  /* resolving plans: what their nodes need besides */
     const avk_limits *limits;
     int views;          /* strings, bytes and fixed may point into the input */
     int check_utf8;
@@ -354,6 +355,35 @@ AVK_INLINE avk_status decode_step(dctx *c, const avki_step *s, avk_value *v, siz
         return read_string(c, &v->u.bytes, 1);
     case AVKI_OP_BYTES:
         return read_string(c, &v->u.bytes, 0);
+    case AVKI_OP_INT_LONG:
+    case AVKI_OP_INT_FLOAT:
+    case AVKI_OP_INT_DOUBLE: {
+        int32_t i;
+        AVK_TRY(read_int_field(r, &i, c->err));
+        if (s->op == AVKI_OP_INT_LONG)
+            v->u.l = i;
+        else if (s->op == AVKI_OP_INT_FLOAT)
+            v->u.f = (float)i;
+        else
+            v->u.d = i;
+        return AVK_OK;
+    }
+    case AVKI_OP_LONG_FLOAT:
+    case AVKI_OP_LONG_DOUBLE: {
+        int64_t l;
+        AVK_TRY(read_long_field(r, &l, c->err));
+        if (s->op == AVKI_OP_LONG_FLOAT)
+            v->u.f = (float)l;
+        else
+            v->u.d = (double)l;
+        return AVK_OK;
+    }
+    case AVKI_OP_FLOAT_DOUBLE: {
+        float x;
+        AVK_TRY(avk_reader_read_float(r, &x, c->err));
+        v->u.d = x;
+        return AVK_OK;
+    }
     default:
         return decode_node(c, s->node, v, depth);
     }
@@ -435,6 +465,38 @@ AVK_INLINE const uint8_t *fast_field(const avki_node *nodes, const avki_step *s,
     case AVKI_OP_DOUBLE:
         memcpy(&f->u.d, p, 8);
         return p + 8;
+    case AVKI_OP_INT_LONG:
+    case AVKI_OP_INT_FLOAT:
+    case AVKI_OP_INT_DOUBLE: {
+        int32_t i;
+        n = avki_decode_u64_word(p, &u);
+        if (AVK_UNLIKELY(n - 1 >= AVK_VARINT_INT_MAX || (u >> 32) != 0))
+            return NULL;
+        i = avk_zigzag_decode32((uint32_t)u);
+        if (s->op == AVKI_OP_INT_LONG)
+            f->u.l = i;
+        else if (s->op == AVKI_OP_INT_FLOAT)
+            f->u.f = (float)i;
+        else
+            f->u.d = i;
+        return p + n;
+    }
+    case AVKI_OP_LONG_FLOAT:
+    case AVKI_OP_LONG_DOUBLE:
+        n = avki_decode_u64_word(p, &u);
+        if (AVK_UNLIKELY(n == 0))
+            return NULL;
+        if (s->op == AVKI_OP_LONG_FLOAT)
+            f->u.f = (float)avk_zigzag_decode64(u);
+        else
+            f->u.d = (double)avk_zigzag_decode64(u);
+        return p + n;
+    case AVKI_OP_FLOAT_DOUBLE: {
+        float x;
+        memcpy(&x, p, 4);
+        f->u.d = x;
+        return p + 4;
+    }
     case AVKI_OP_STRING:
     case AVKI_OP_BYTES: {
         int64_t len;
@@ -458,9 +520,11 @@ AVK_INLINE const uint8_t *fast_field(const avki_node *nodes, const avki_step *s,
         return p + n + len;
     }
     case AVKI_OP_ENUM: {
-        /* Symbols indexes below 64 are one byte (zigzag). */
+        /* Symbols indexes below 64 are one byte (zigzag). A resolving enum
+         * (store set) maps symbols: the general path. */
         uint32_t idx = (uint32_t)p[0] >> 1;
-        if (AVK_UNLIKELY((p[0] & 0x81) != 0 || idx >= nodes[s->node].count))
+        if (AVK_UNLIKELY((p[0] & 0x81) != 0 || idx >= nodes[s->node].count ||
+                         nodes[s->node].store))
             return NULL;
         f->u.index = (int32_t)idx;
         return p + 1;
@@ -492,8 +556,9 @@ AVK_INLINE const uint8_t *fast_union(dctx *c, const avki_step *s, avk_value *f, 
     if (AVK_UNLIKELY(end - p < 2 * AVK_VARINT_LONG_MAX))
         return NULL;
     idx = (uint32_t)p[0] >> 1;
-    if (AVK_UNLIKELY((p[0] & 0x81) != 0 || idx >= n->count || depth >= c->limits->max_depth))
-        return NULL;
+    if (AVK_UNLIKELY((p[0] & 0x81) != 0 || idx >= n->count || depth >= c->limits->max_depth ||
+                     n->store))
+        return NULL; /* (store: a resolving union maps branches) */
     b = c->steps + n->first + idx;
     if (b->op >= AVKI_OP_RECORD && b->op != AVKI_OP_ENUM && b->op != AVKI_OP_FIXED)
         return NULL;
@@ -509,6 +574,9 @@ AVK_INLINE const uint8_t *fast_union(dctx *c, const avki_step *s, avk_value *f, 
     return q;
 }
 
+static avk_status decode_record_resolving(dctx *c, const avki_node *n, avk_value *v,
+                                         size_t depth);
+
 static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_t depth)
 {
     const avki_step *s = c->steps + n->first;
@@ -518,6 +586,8 @@ static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_
     const uint8_t *p, *end;
     int views;
     uint64_t max_bytes;
+    if (AVK_UNLIKELY(n->store))
+        return decode_record_resolving(c, n, v, depth);
     if (count) {
         fields = (avk_value *)dalloc(c, count * sizeof *fields, 8);
         if (AVK_UNLIKELY(!fields))
@@ -558,6 +628,53 @@ static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_
         end = r->end;
     }
     r->pos = p;
+    return AVK_OK;
+}
+
+/* A record read through resolution: the writer's fields in the writer's
+ * order, each into its reader slot or skipped unread, then the reader's
+ * fields the writer lacks from their defaults (shared, read-only). */
+static avk_status decode_record_resolving(dctx *c, const avki_node *n, avk_value *v,
+                                         size_t depth)
+{
+    const avki_rx *x = c->rx + n->extra;
+    const avki_step *s = c->steps + n->first;
+    avk_reader *r = c->r;
+    avk_value *fields = NULL;
+    int views = c->views && !c->check_utf8;
+    uint64_t max_bytes = c->limits->max_bytes;
+    uint32_t i;
+    if (x->out_count) {
+        fields = (avk_value *)dalloc(c, x->out_count * sizeof *fields, 8);
+        if (AVK_UNLIKELY(!fields))
+            return alloc_failed(c, x->out_count * sizeof *fields);
+    }
+    v->u.fields = fields;
+    for (i = 0; i < n->count; i++) {
+        avk_status st;
+        if (s[i].op == AVKI_OP_SKIP) {
+            st = avki_skip_value(c->nodes, c->steps, c->limits, r, s[i].node, depth, &c->empty,
+                                 c->err);
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return avki_path_prepend(c->err, st, ".writer_field[%u]", i);
+        } else {
+            avk_value *f = fields + x->slots[i];
+            const uint8_t *q;
+            f->type = s[i].type;
+            q = s[i].op == AVKI_OP_UNION
+                    ? fast_union(c, s + i, f, r->pos, r->end, views, max_bytes, depth)
+                    : fast_field(c->nodes, s + i, f, r->pos, r->end, views, max_bytes);
+            if (AVK_LIKELY(q != NULL)) {
+                r->pos = q;
+                continue;
+            }
+            st = decode_step(c, s + i, f, depth);
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return avki_path_prepend(c->err, st, ".fields[%u]", x->slots[i]);
+        }
+    }
+    for (i = 0; i < x->default_count; i++)
+        fields[x->defaults[i].slot] = x->defaults[i].value;
     return AVK_OK;
 }
 
@@ -683,15 +800,109 @@ static int bytes_are_booleans(const uint8_t *p, size_t n)
     return (acc & 0xFE) == 0;
 }
 
-/* count typed items straight into dst (a C array). On error *bad gets
- * the index of the item at fault (from 0 in this call). */
-static avk_status read_typed(dctx *c, const avki_node *n, void *dst, size_t count, size_t *bad)
+/* Typed items of a resolving plan whose writer items are narrower (or
+ * another wire form) than the reader's storage: read in bulk where the
+ * wire allows, then widened in place from the end (each wider item lands
+ * on narrower ones already converted); anything else item by item. */
+static avk_status read_promoted(dctx *c, const avki_node *n, const avki_step *item, uint8_t *dst,
+                                size_t count, size_t *bad, size_t depth)
 {
     avk_reader *r = c->r;
+    size_t i;
+    switch ((avki_op)item->op) {
+    case AVKI_OP_INT_LONG:
+    case AVKI_OP_INT_DOUBLE:
+        AVK_TRY(avki_reader_read_ints_counted(r, (int32_t *)(void *)dst, count, bad, c->err));
+        for (i = count; i-- > 0;) {
+            int32_t x;
+            memcpy(&x, dst + 4 * i, 4);
+            if (item->op == AVKI_OP_INT_LONG) {
+                int64_t y = x;
+                memcpy(dst + 8 * i, &y, 8);
+            } else {
+                double y = x;
+                memcpy(dst + 8 * i, &y, 8);
+            }
+        }
+        return AVK_OK;
+    case AVKI_OP_INT_FLOAT:
+        AVK_TRY(avki_reader_read_ints_counted(r, (int32_t *)(void *)dst, count, bad, c->err));
+        for (i = 0; i < count; i++) {
+            int32_t x;
+            float y;
+            memcpy(&x, dst + 4 * i, 4);
+            y = (float)x;
+            memcpy(dst + 4 * i, &y, 4);
+        }
+        return AVK_OK;
+    case AVKI_OP_LONG_DOUBLE:
+        AVK_TRY(avki_reader_read_longs_counted(r, (int64_t *)(void *)dst, count, bad, c->err));
+        for (i = 0; i < count; i++) {
+            int64_t x;
+            double y;
+            memcpy(&x, dst + 8 * i, 8);
+            y = (double)x;
+            memcpy(dst + 8 * i, &y, 8);
+        }
+        return AVK_OK;
+    case AVKI_OP_FLOAT_DOUBLE: {
+        uint64_t off = avk_reader_offset(r);
+        avk_status st = avk_reader_read_raw(r, dst, count * 4, c->err);
+        if (AVK_UNLIKELY(st != AVK_OK)) {
+            *bad = (size_t)((avk_reader_offset(r) - off) / 4);
+            return st;
+        }
+        for (i = count; i-- > 0;) {
+            float x;
+            double y;
+            memcpy(&x, dst + 4 * i, 4);
+            y = x;
+            memcpy(dst + 8 * i, &y, 8);
+        }
+        return AVK_OK;
+    }
+    default: {
+        /* long to float (the wire is wider than the storage), a union of
+         * the writer's read as one type, and the like: one by one. */
+        size_t size = avki_store_size(n);
+        for (i = 0; i < count; i++) {
+            avk_value tmp;
+            avk_status st;
+            tmp.type = item->type;
+            st = decode_step(c, item, &tmp, depth);
+            if (AVK_UNLIKELY(st != AVK_OK)) {
+                *bad = i;
+                return st;
+            }
+            switch ((avki_store)n->store) {
+            case AVKI_STORE_BOOLEAN: dst[i] = (uint8_t)tmp.u.boolean; break;
+            case AVKI_STORE_INT: memcpy(dst + size * i, &tmp.u.i, 4); break;
+            case AVKI_STORE_LONG: memcpy(dst + size * i, &tmp.u.l, 8); break;
+            case AVKI_STORE_FLOAT: memcpy(dst + size * i, &tmp.u.f, 4); break;
+            case AVKI_STORE_DOUBLE: memcpy(dst + size * i, &tmp.u.d, 8); break;
+            case AVKI_STORE_FIXED: memcpy(dst + size * i, tmp.u.bytes.data, size); break;
+            default: break;
+            }
+        }
+        return AVK_OK;
+    }
+    }
+}
+
+/* count typed items straight into dst (a C array). On error *bad gets
+ * the index of the item at fault (from 0 in this call). */
+static avk_status read_typed(dctx *c, const avki_node *n, void *dst, size_t count, size_t *bad,
+                             size_t depth)
+{
+    avk_reader *r = c->r;
+    const avki_step *item = c->steps + n->first;
     size_t size;
     uint64_t off;
     avk_status st;
     *bad = 0;
+    /* In a resolving plan the items may need converting on the way. */
+    if (AVK_UNLIKELY(item->op > AVKI_OP_LAST_PLAIN || c->nodes[item->node].store))
+        return read_promoted(c, n, item, (uint8_t *)dst, count, bad, depth);
     switch ((avki_store)n->store) {
     case AVKI_STORE_INT:
         return avki_reader_read_ints_counted(r, (int32_t *)dst, count, bad, c->err);
@@ -769,8 +980,8 @@ static avk_status decode_array(dctx *c, const avki_node *n, avk_value *v, size_t
                 }
             } else if (elem) { /* items of null or fixed(0) store nothing */
                 size_t bad;
-                avk_status st =
-                    read_typed(c, n, (uint8_t *)items + total * elem, (size_t)take, &bad);
+                avk_status st = read_typed(c, n, (uint8_t *)items + total * elem, (size_t)take,
+                                           &bad, depth);
                 if (AVK_UNLIKELY(st != AVK_OK))
                     return avki_path_prepend(c->err, st, ".items[%llu]",
                                              (unsigned long long)(total + bad));
@@ -872,7 +1083,9 @@ static avk_status decode_union(dctx *c, const avki_node *n, avk_value *v, size_t
     if (AVK_UNLIKELY(!bv))
         return alloc_failed(c, sizeof *bv);
     v->u.branch.value = bv;
-    v->u.branch.index = (uint32_t)idx;
+    /* A resolving union takes the reader's branch index (a FAIL step
+     * reports a writer branch without one). */
+    v->u.branch.index = n->store ? (uint32_t)c->rx[n->extra].map[idx] : (uint32_t)idx;
     st = decode_step(c, c->steps + n->first + idx, bv, depth);
     if (AVK_UNLIKELY(st != AVK_OK))
         return avki_path_prepend(c->err, st, ".branch[%u]", (unsigned)idx);
@@ -899,6 +1112,15 @@ static avk_status decode_node(dctx *c, uint32_t node, avk_value *v, size_t depth
         AVK_TRY(avk_reader_read_int(c->r, &idx, c->err));
         if (AVK_UNLIKELY(idx < 0 || (uint32_t)idx >= n->count))
             return bad_index(c, off, "enum", idx, n->count);
+        if (n->store) { /* resolving: the reader's symbol */
+            const avki_rx *x = c->rx + n->extra;
+            if (AVK_UNLIKELY(x->map[idx] < 0))
+                return avki_decode_fail(c->err, AVK_ERR_RESOLUTION, off,
+                                        "writer symbol %s is not in reader enum %s, which has "
+                                        "no default",
+                                        x->writer->symbols[idx], n->type->fullname);
+            idx = x->map[idx];
+        }
         v->u.index = idx;
         return AVK_OK;
     }
@@ -916,6 +1138,34 @@ static avk_status decode_node(dctx *c, uint32_t node, avk_value *v, size_t depth
         if (AVK_UNLIKELY(++depth > c->limits->max_depth))
             return depth_exceeded(c);
         return decode_union(c, n, v, depth);
+    case AVKI_OP_UNWRAP: {
+        int64_t idx;
+        uint64_t off = avk_reader_offset(c->r);
+        avk_status st;
+        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
+            return depth_exceeded(c);
+        AVK_TRY(avk_reader_read_long(c->r, &idx, c->err));
+        if (AVK_UNLIKELY(idx < 0 || (uint64_t)idx >= n->count))
+            return bad_index(c, off, "union branch", idx, n->count);
+        st = decode_step(c, c->steps + n->first + idx, v, depth);
+        if (AVK_UNLIKELY(st != AVK_OK))
+            return avki_path_prepend(c->err, st, ".writer_branch[%u]", (unsigned)idx);
+        return AVK_OK;
+    }
+    case AVKI_OP_WRAP: {
+        avk_value *bv;
+        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
+            return depth_exceeded(c);
+        bv = (avk_value *)dalloc(c, sizeof *bv, 8);
+        if (AVK_UNLIKELY(!bv))
+            return alloc_failed(c, sizeof *bv);
+        v->u.branch.value = bv;
+        v->u.branch.index = n->count;
+        return decode_step(c, c->steps + n->first, bv, depth);
+    }
+    case AVKI_OP_FAIL:
+        return avki_decode_fail(c->err, AVK_ERR_RESOLUTION, avk_reader_offset(c->r), "%s",
+                                c->rx[n->extra].message);
     default: {
         /* A leaf reached as a node (the root). */
         avki_step s;
@@ -939,6 +1189,7 @@ avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena
     c.arena->limit_hit = 0; /* a previous value's failure says nothing of this one */
     c.nodes = plan->nodes;
     c.steps = plan->steps;
+    c.rx = plan->rx;
     c.limits = &plan->limits;
     c.memory = r->source == NULL;
     c.views = c.memory && !(plan->flags & AVK_PLAN_COPY_STRINGS);
@@ -949,10 +1200,10 @@ avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena
     out->type = plan->type;
     /* Most plans are records: go straight to the field loop (depth 1 is
      * within every max_depth). */
-    if (plan->nodes[0].op == AVKI_OP_RECORD)
-        st = decode_record(&c, plan->nodes, out, 1);
+    if (plan->nodes[plan->root].op == AVKI_OP_RECORD)
+        st = decode_record(&c, plan->nodes + plan->root, out, 1);
     else
-        st = decode_node(&c, 0, out, 0);
+        st = decode_node(&c, plan->root, out, 0);
     if (AVK_UNLIKELY(st != AVK_OK))
         avki_path_finish(err, plan->type);
     return st;

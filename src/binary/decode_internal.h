@@ -32,6 +32,13 @@ static inline avk_status avki_check_length(int64_t n, uint64_t max_bytes, uint64
     return avki_length_error(err, n, max_bytes, off, what);
 }
 
+/* Skips one value of plain node `node` (decode.c skips a writer's field
+ * this way in a resolving record). empty counts zero-byte items across the
+ * caller's value. Statuses as avk_plan_skip. */
+avk_status avki_skip_value(const avki_node *nodes, const avki_step *steps,
+                           const avk_limits *limits, avk_reader *r, uint32_t node, size_t depth,
+                           uint64_t *empty, avk_error *err);
+
 /* 1 when s[0..n) is valid UTF-8. */
 int avki_utf8_valid(const uint8_t *s, size_t n);
 

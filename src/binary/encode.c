@@ -699,6 +699,10 @@ avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer 
     if (AVK_UNLIKELY(!plan || !v || !w))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_plan_encode: NULL argument");
+    if (AVK_UNLIKELY(plan->writer_type != NULL))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_plan_encode: a resolving plan only decodes and skips; encode "
+                              "with a plan of the schema to write");
     c.w = w;
     c.nodes = plan->nodes;
     c.steps = plan->steps;

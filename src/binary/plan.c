@@ -81,7 +81,7 @@ static int grow(const avk_allocator *a, void **p, size_t *cap, size_t used, size
     return 1;
 }
 
-static avki_store store_of(const avk_type *items)
+avki_store avki_store_of(const avk_type *items)
 {
     switch (items->kind) {
     case AVK_NULL: return AVKI_STORE_NULL;
@@ -113,7 +113,7 @@ int avk_array_is_typed(const avk_type *t, size_t *item_size)
     avki_node n;
     if (!t || t->kind != AVK_ARRAY)
         return 0;
-    n.store = (uint8_t)store_of(t->items);
+    n.store = (uint8_t)avki_store_of(t->items);
     n.count = (uint32_t)t->items->size;
     if (n.store == AVKI_STORE_BOXED)
         return 0;
@@ -238,7 +238,7 @@ static avk_status compile(compiler *c, const avk_type *t, uint32_t *out)
     case AVK_MAP:
         n->min_size = 1;
         if (t->kind == AVK_ARRAY) {
-            n->store = (uint8_t)store_of(t->items);
+            n->store = (uint8_t)avki_store_of(t->items);
             if (n->store == AVKI_STORE_FIXED) {
                 if (t->items->size > UINT32_MAX)
                     return AVK_ERR_LIMIT;
@@ -323,10 +323,19 @@ avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_pla
     return AVK_OK;
 }
 
+int avki_plan_reserve(avk_plan *p, size_t nodes, size_t steps)
+{
+    return grow(&p->alloc, (void **)&p->nodes, &p->node_cap, p->node_count, nodes,
+                sizeof(avki_node)) &&
+           grow(&p->alloc, (void **)&p->steps, &p->step_cap, p->step_count, steps,
+                sizeof(avki_step));
+}
+
 void avk_plan_free(avk_plan *p)
 {
     if (!p)
         return;
+    avk_arena_free(p->rx_arena);
     if (p->nodes)
         p->alloc.free(p->alloc.ctx, p->nodes, p->node_cap * sizeof(avki_node));
     if (p->steps)

@@ -278,6 +278,24 @@ static avk_status skip_node(sctx *c, uint32_t node, size_t depth)
     }
 }
 
+avk_status avki_skip_value(const avki_node *nodes, const avki_step *steps,
+                           const avk_limits *limits, avk_reader *r, uint32_t node, size_t depth,
+                           uint64_t *empty, avk_error *err)
+{
+    sctx c;
+    avk_status st;
+    c.r = r;
+    c.nodes = nodes;
+    c.steps = steps;
+    c.limits = limits;
+    c.empty = *empty;
+    c.memory = r->source == NULL;
+    c.err = err;
+    st = skip_node(&c, node, depth);
+    *empty = c.empty;
+    return st;
+}
+
 avk_status avk_plan_skip(const avk_plan *plan, avk_reader *r, avk_error *err)
 {
     sctx c;
@@ -291,8 +309,9 @@ avk_status avk_plan_skip(const avk_plan *plan, avk_reader *r, avk_error *err)
     c.empty = 0;
     c.memory = r->source == NULL;
     c.err = err;
+    /* nodes[0] is the root, or in a resolving plan the writer's root. */
     st = skip_node(&c, 0, 0);
     if (AVK_UNLIKELY(st != AVK_OK))
-        avki_path_finish(err, plan->type);
+        avki_path_finish(err, plan->writer_type ? plan->writer_type : plan->type);
     return st;
 }

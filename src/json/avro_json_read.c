@@ -5,6 +5,7 @@
 #include "avrokit/avro_json.h"
 #include "binary/decode_internal.h"
 #include "common/error.h"
+#include "json/avro_json_internal.h"
 #include "json/json.h"
 #include "schema/schema_internal.h"
 
@@ -388,4 +389,17 @@ avk_status avk_value_read_json(const avk_type *t, const char *json, size_t len, 
     if (st != AVK_OK)
         avki_path_finish(err, t);
     return st;
+}
+
+avk_status avki_value_from_default(const avk_field *f, avk_arena *arena, avk_value *out,
+                                   avk_error *err)
+{
+    rctx c;
+    if (!f || !f->default_value || !arena || !out)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avki_value_from_default: no default");
+    c.arena = &arena->core;
+    c.arena->limit_hit = 0;
+    c.err = err;
+    return read_value(&c, f->default_value, f->type, 1, out);
 }

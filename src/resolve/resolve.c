@@ -1,0 +1,800 @@
+/* Resolution compiler: a writer and a reader schema into a resolving plan (the writer's plain plan plus resolution nodes), and the strict compatibility check over the same walk. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "avrokit/resolve.h"
+#include "binary/plan_internal.h"
+#include "common/alloc_internal.h"
+#include "common/error.h"
+#include "json/avro_json_internal.h"
+
+#define PATH_CAP 512
+/* Resolution recurses once per level of both schemas; the parser already
+ * bounds nesting, this is a second fence. */
+#define MAX_DEPTH 4096
+
+/* An open-addressing map from a pair of type pointers to a node index. */
+typedef struct pair_map {
+    const avk_type **a, **b;
+    uint32_t *node;
+    size_t cap, count;
+} pair_map;
+
+typedef struct rcomp {
+    avk_plan *p;
+    avk_arena *arena;   /* the plan's rx_arena */
+    pair_map wnodes;    /* writer type -> its plain node */
+    pair_map memo;      /* (writer, reader) -> resolution node */
+    avki_rx *rx;        /* grown here, copied into the arena at the end */
+    size_t rx_count, rx_cap;
+    char rpath[PATH_CAP], wpath[PATH_CAP];
+    size_t rlen, wlen;
+    size_t depth;
+    /* The compatibility check reports problems and goes on. */
+    int compat;
+    avk_compat_fn fn;
+    void *ctx;
+    size_t problems;
+    char first[AVK_ERROR_MESSAGE_MAX];
+    char first_path[AVK_ERROR_PATH_MAX];
+    avk_error *err;
+} rcomp;
+
+/* ---- small tools ---------------------------------------------------------- */
+
+static avk_status no_memory(rcomp *c)
+{
+    return avki_error_set(c->err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                          "out of memory resolving schemas");
+}
+
+static size_t pair_slot(const pair_map *m, const avk_type *a, const avk_type *b)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull) ^
+                 ((uint64_t)(uintptr_t)b * 0xC2B2AE3D27D4EB4Full);
+    size_t i = (size_t)(h >> 17) & (m->cap - 1);
+    while (m->a[i] && (m->a[i] != a || m->b[i] != b))
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static int pair_find(const pair_map *m, const avk_type *a, const avk_type *b, uint32_t *node)
+{
+    size_t i;
+    if (!m->count)
+        return 0;
+    i = pair_slot(m, a, b);
+    if (!m->a[i])
+        return 0;
+    *node = m->node[i];
+    return 1;
+}
+
+static int pair_add(const avk_allocator *al, pair_map *m, const avk_type *a, const avk_type *b,
+                    uint32_t node)
+{
+    size_t i;
+    if (2 * (m->count + 1) > m->cap) {
+        pair_map n;
+        size_t k;
+        n.cap = m->cap ? m->cap * 2 : 64;
+        n.count = m->count;
+        n.a = (const avk_type **)al->alloc(al->ctx, n.cap * sizeof *n.a);
+        n.b = (const avk_type **)al->alloc(al->ctx, n.cap * sizeof *n.b);
+        n.node = (uint32_t *)al->alloc(al->ctx, n.cap * sizeof *n.node);
+        if (!n.a || !n.b || !n.node) {
+            if (n.a)
+                al->free(al->ctx, (void *)n.a, n.cap * sizeof *n.a);
+            if (n.b)
+                al->free(al->ctx, (void *)n.b, n.cap * sizeof *n.b);
+            if (n.node)
+                al->free(al->ctx, n.node, n.cap * sizeof *n.node);
+            return 0;
+        }
+        memset((void *)n.a, 0, n.cap * sizeof *n.a);
+        for (k = 0; k < m->cap; k++) {
+            if (m->a[k]) {
+                size_t j = pair_slot(&n, m->a[k], m->b[k]);
+                n.a[j] = m->a[k];
+                n.b[j] = m->b[k];
+                n.node[j] = m->node[k];
+            }
+        }
+        if (m->cap) {
+            al->free(al->ctx, (void *)m->a, m->cap * sizeof *m->a);
+            al->free(al->ctx, (void *)m->b, m->cap * sizeof *m->b);
+            al->free(al->ctx, m->node, m->cap * sizeof *m->node);
+        }
+        *m = n;
+    }
+    i = pair_slot(m, a, b);
+    if (!m->a[i])
+        m->count++;
+    m->a[i] = a;
+    m->b[i] = b;
+    m->node[i] = node;
+    return 1;
+}
+
+static void pair_free(const avk_allocator *al, pair_map *m)
+{
+    if (!m->cap)
+        return;
+    al->free(al->ctx, (void *)m->a, m->cap * sizeof *m->a);
+    al->free(al->ctx, (void *)m->b, m->cap * sizeof *m->b);
+    al->free(al->ctx, m->node, m->cap * sizeof *m->node);
+}
+
+static const char *type_label(const avk_type *t)
+{
+    return t->fullname ? t->fullname : avk_kind_name(t->kind);
+}
+
+/* Appends a segment to a path; returns the old length to pop back to. */
+static size_t path_push(char *path, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static size_t path_push(char *path, size_t *len, const char *fmt, ...)
+{
+    size_t old = *len;
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(path + old, PATH_CAP - old, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len = old + (size_t)n < PATH_CAP ? old + (size_t)n : PATH_CAP - 1;
+    return old;
+}
+
+static void path_pop(char *path, size_t *len, size_t old)
+{
+    *len = old;
+    path[old] = '\0';
+}
+
+/* Copies src into dst[cap], cut to fit. */
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* A problem at the current paths. The plan compiler stops at the first
+ * (AVK_ERR_RESOLUTION); the compatibility check reports it and goes on. */
+static avk_status problem(rcomp *c, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* field: the reader field's name when the problem is about one. */
+static avk_status problem(rcomp *c, const char *field, const char *fmt, ...)
+{
+    char msg[AVK_ERROR_MESSAGE_MAX], at[PATH_CAP + 80];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (field)
+        snprintf(at, sizeof at, "%s \"%.64s\"", c->rpath, field);
+    else
+        snprintf(at, sizeof at, "%s", c->rpath);
+    c->problems++;
+    if (c->compat) {
+        avk_compat_problem pr;
+        char named[AVK_ERROR_MESSAGE_MAX + 80];
+        pr.reader_path = c->rpath;
+        pr.writer_path = c->wpath;
+        snprintf(named, sizeof named, "\"%.64s\": %s", field ? field : "", msg);
+        pr.message = field ? named : msg;
+        if (c->fn)
+            c->fn(c->ctx, &pr);
+        if (c->problems == 1) {
+            char buf[3 * PATH_CAP + AVK_ERROR_MESSAGE_MAX + 128];
+            snprintf(buf, sizeof buf, "reader %s: %s (writer %s)", at, msg, c->wpath);
+            copy_text(c->first, sizeof c->first, buf);
+            copy_text(c->first_path, sizeof c->first_path, c->rpath);
+        }
+        return AVK_OK;
+    }
+    avki_error_set(c->err, AVK_ERR_RESOLUTION, AVK_OFFSET_UNKNOWN, "reader %s: %s (writer %s)",
+                   at, msg, c->wpath);
+    if (c->err)
+        copy_text(c->err->path, sizeof c->err->path, c->rpath);
+    return AVK_ERR_RESOLUTION;
+}
+
+static avk_status new_node(rcomp *c, uint8_t op, const avk_type *reader, uint64_t min_size,
+                           uint32_t *out)
+{
+    avk_plan *p = c->p;
+    avki_node *n;
+    if (p->node_count >= UINT32_MAX - 1)
+        return avki_error_set(c->err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
+                              "schemas too large to resolve");
+    if (!avki_plan_reserve(p, 1, 0))
+        return no_memory(c);
+    *out = (uint32_t)p->node_count++;
+    n = &p->nodes[*out];
+    memset(n, 0, sizeof *n);
+    n->op = op;
+    n->type = reader;
+    n->min_size = min_size;
+    return AVK_OK;
+}
+
+/* count steps for node, left for the caller to fill by index. */
+static avk_status new_steps(rcomp *c, uint32_t node, size_t count)
+{
+    avk_plan *p = c->p;
+    if (count > UINT32_MAX - p->step_count)
+        return avki_error_set(c->err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
+                              "schemas too large to resolve");
+    if (!avki_plan_reserve(p, 0, count))
+        return no_memory(c);
+    p->nodes[node].first = (uint32_t)p->step_count;
+    memset(p->steps + p->step_count, 0, count * sizeof *p->steps);
+    p->step_count += count;
+    return AVK_OK;
+}
+
+static void set_step(rcomp *c, size_t at, uint32_t child, const avk_type *type)
+{
+    avki_step *s = c->p->steps + at;
+    s->op = c->p->nodes[child].op;
+    s->run = 0;
+    s->node = child;
+    s->type = type;
+}
+
+/* A fresh rx entry for node; its index goes into node.extra. */
+static avk_status new_rx(rcomp *c, uint32_t node, const avk_type *writer)
+{
+    if (c->rx_count == c->rx_cap) {
+        const avk_allocator *a = &c->p->alloc;
+        size_t ncap = c->rx_cap ? c->rx_cap * 2 : 16;
+        avki_rx *nr = c->rx ? (avki_rx *)a->realloc(a->ctx, c->rx, c->rx_cap * sizeof *nr,
+                                                    ncap * sizeof *nr)
+                            : (avki_rx *)a->alloc(a->ctx, ncap * sizeof *nr);
+        if (!nr)
+            return no_memory(c);
+        c->rx = nr;
+        c->rx_cap = ncap;
+    }
+    memset(&c->rx[c->rx_count], 0, sizeof c->rx[0]);
+    c->rx[c->rx_count].writer = writer;
+    c->p->nodes[node].extra = (uint32_t)c->rx_count++;
+    return AVK_OK;
+}
+
+static void *arena_alloc(rcomp *c, size_t n)
+{
+    return avk_arena_alloc(c->arena, n ? n : 1, 8);
+}
+
+static const char *arena_text(rcomp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static const char *arena_text(rcomp *c, const char *fmt, ...)
+{
+    char buf[AVK_ERROR_MESSAGE_MAX];
+    char *out;
+    size_t n;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    n = strlen(buf) + 1;
+    out = (char *)arena_alloc(c, n);
+    if (out)
+        memcpy(out, buf, n);
+    return out;
+}
+
+/* The writer type's plain node: its min_size, and what a skip runs. */
+static uint32_t wnode(const rcomp *c, const avk_type *w)
+{
+    uint32_t n = 0;
+    pair_find(&c->wnodes, w, NULL, &n);
+    return n;
+}
+
+static uint64_t wmin(const rcomp *c, const avk_type *w)
+{
+    return c->p->nodes[wnode(c, w)].min_size;
+}
+
+/* ---- matching rules -------------------------------------------------------- */
+
+/* Named types match by full name, by simple name (the specification
+ * compares unqualified names) or through one of the reader's aliases. */
+static int names_match(const avk_type *w, const avk_type *r)
+{
+    size_t i;
+    if (strcmp(w->fullname, r->fullname) == 0 || strcmp(w->name, r->name) == 0)
+        return 1;
+    for (i = 0; i < r->alias_count; i++)
+        if (strcmp(r->aliases[i], w->fullname) == 0)
+            return 1;
+    return 0;
+}
+
+/* The op that reads a writer w as a reader r of another primitive kind,
+ * or -1 when the specification allows no promotion. */
+static int promotion(avk_kind w, avk_kind r)
+{
+    switch (w) {
+    case AVK_INT:
+        return r == AVK_LONG ? AVKI_OP_INT_LONG
+               : r == AVK_FLOAT ? AVKI_OP_INT_FLOAT
+               : r == AVK_DOUBLE ? AVKI_OP_INT_DOUBLE
+                                 : -1;
+    case AVK_LONG:
+        return r == AVK_FLOAT ? AVKI_OP_LONG_FLOAT : r == AVK_DOUBLE ? AVKI_OP_LONG_DOUBLE : -1;
+    case AVK_FLOAT: return r == AVK_DOUBLE ? AVKI_OP_FLOAT_DOUBLE : -1;
+    case AVK_STRING: return r == AVK_BYTES ? AVKI_OP_BYTES : -1;
+    case AVK_BYTES: return r == AVK_STRING ? AVKI_OP_STRING : -1;
+    default: return -1;
+    }
+}
+
+/* How a writer type fits a reader union branch, without recursing: 2 the
+ * same kind (and name, and size for fixed), 1 a promotion, 0 not at all. */
+static int fit(const avk_type *w, const avk_type *r)
+{
+    if (w->kind == r->kind) {
+        switch (w->kind) {
+        case AVK_RECORD:
+        case AVK_ENUM: return names_match(w, r) ? 2 : 0;
+        case AVK_FIXED: return names_match(w, r) && w->size == r->size ? 2 : 0;
+        default: return 2;
+        }
+    }
+    return promotion(w->kind, r->kind) >= 0 ? 1 : 0;
+}
+
+/* The reader branch a writer type goes to: the first that fits exactly,
+ * else the first it promotes to; -1 for none. */
+static long branch_for(const avk_type *w, const avk_type *r)
+{
+    size_t i;
+    for (i = 0; i < r->branch_count; i++)
+        if (fit(w, r->branches[i]) == 2)
+            return (long)i;
+    for (i = 0; i < r->branch_count; i++)
+        if (fit(w, r->branches[i]) == 1)
+            return (long)i;
+    return -1;
+}
+
+/* ---- the walk ---------------------------------------------------------------- */
+
+static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32_t *out);
+
+/* A node that fails when read: where a union branch or a whole type has
+ * nothing to go to. In the compatibility check, also a problem. */
+static avk_status fail_node(rcomp *c, const avk_type *w, const avk_type *r, const char *why,
+                            uint32_t *out)
+{
+    const char *msg;
+    if (c->compat)
+        AVK_TRY(problem(c, NULL, "%s", why));
+    msg = arena_text(c, "writer %s cannot be read as reader %s: %s (reader %s, writer %s)",
+                     type_label(w), type_label(r), why, c->rpath, c->wpath);
+    if (!msg)
+        return no_memory(c);
+    AVK_TRY(new_node(c, AVKI_OP_FAIL, r, wmin(c, w), out));
+    AVK_TRY(new_rx(c, *out, w));
+    c->rx[c->p->nodes[*out].extra].message = msg;
+    return AVK_OK;
+}
+
+/* The reader field a writer field goes to: by name, else by a reader
+ * field's alias; one not already taken. */
+static const avk_field *reader_field(const avk_type *r, const char *name, const uint8_t *taken)
+{
+    size_t i, k;
+    for (i = 0; i < r->field_count; i++)
+        if (!taken[i] && strcmp(r->fields[i].name, name) == 0)
+            return &r->fields[i];
+    for (i = 0; i < r->field_count; i++)
+        for (k = 0; k < r->fields[i].alias_count; k++)
+            if (!taken[i] && strcmp(r->fields[i].aliases[k], name) == 0)
+                return &r->fields[i];
+    return NULL;
+}
+
+static avk_status resolve_record(rcomp *c, const avk_type *w, const avk_type *r, uint32_t idx)
+{
+    uint32_t *slots;
+    uint8_t *taken;
+    avki_default *defaults;
+    size_t i, nd = 0;
+    uint32_t first, xi;
+    c->p->nodes[idx].store = 1;
+    c->p->nodes[idx].count = (uint32_t)w->field_count;
+    AVK_TRY(new_rx(c, idx, w));
+    xi = c->p->nodes[idx].extra;
+    c->rx[xi].out_count = (uint32_t)r->field_count;
+    slots = (uint32_t *)arena_alloc(c, w->field_count * sizeof *slots);
+    taken = (uint8_t *)arena_alloc(c, r->field_count);
+    defaults = (avki_default *)arena_alloc(c, r->field_count * sizeof *defaults);
+    if (!slots || !taken || !defaults)
+        return no_memory(c);
+    memset(taken, 0, r->field_count);
+    AVK_TRY(new_steps(c, idx, w->field_count));
+    first = c->p->nodes[idx].first;
+    for (i = 0; i < w->field_count; i++) {
+        const avk_field *wf = &w->fields[i];
+        const avk_field *rf = reader_field(r, wf->name, taken);
+        if (rf) {
+            uint32_t child;
+            size_t ro = path_push(c->rpath, &c->rlen, ".fields[%zu]", rf->index);
+            size_t wo = path_push(c->wpath, &c->wlen, ".fields[%zu]", i);
+            taken[rf->index] = 1;
+            slots[i] = (uint32_t)rf->index;
+            AVK_TRY(resolve(c, wf->type, rf->type, &child));
+            set_step(c, first + i, child, rf->type);
+            path_pop(c->rpath, &c->rlen, ro);
+            path_pop(c->wpath, &c->wlen, wo);
+        } else {
+            /* The reader has no such field: skip the writer's bytes. */
+            avki_step *s = c->p->steps + first + i;
+            s->op = AVKI_OP_SKIP;
+            s->node = wnode(c, wf->type);
+            s->type = wf->type;
+            slots[i] = 0;
+        }
+    }
+    for (i = 0; i < r->field_count; i++) {
+        const avk_field *rf = &r->fields[i];
+        size_t ro;
+        if (taken[i])
+            continue;
+        ro = path_push(c->rpath, &c->rlen, ".fields[%zu]", i);
+        if (rf->default_value) {
+            avk_error e;
+            if (avki_value_from_default(rf, c->arena, &defaults[nd].value, &e) != AVK_OK) {
+                if (e.status == AVK_ERR_NO_MEMORY)
+                    return no_memory(c);
+                AVK_TRY(problem(c, rf->name, "its default does not fit its type: %s",
+                                e.message));
+            } else {
+                defaults[nd++].slot = (uint32_t)i;
+            }
+        } else {
+            AVK_TRY(problem(c, rf->name, "no default and not in writer"));
+        }
+        path_pop(c->rpath, &c->rlen, ro);
+    }
+    c->rx[xi].slots = slots;
+    c->rx[xi].defaults = defaults;
+    c->rx[xi].default_count = (uint32_t)nd;
+    return AVK_OK;
+}
+
+static avk_status resolve_enum(rcomp *c, const avk_type *w, const avk_type *r, uint32_t idx)
+{
+    int32_t *map = (int32_t *)arena_alloc(c, w->symbol_count * sizeof *map);
+    size_t i;
+    int identity = w->symbol_count <= r->symbol_count;
+    if (!map)
+        return no_memory(c);
+    for (i = 0; i < w->symbol_count; i++) {
+        long k = avk_type_symbol_index(r, w->symbols[i]);
+        if (k < 0 && r->enum_default >= 0)
+            k = r->enum_default;
+        if (k < 0)
+            AVK_TRY(problem(c, NULL,
+                            "writer symbol %s is not in the reader's symbols and the reader "
+                            "has no default",
+                            w->symbols[i]));
+        map[i] = (int32_t)k;
+        identity = identity && k == (long)i;
+    }
+    c->p->nodes[idx].count = (uint32_t)w->symbol_count;
+    if (identity)
+        return AVK_OK; /* the plain enum path: no mapping to run */
+    c->p->nodes[idx].store = 1;
+    AVK_TRY(new_rx(c, idx, w));
+    c->rx[c->p->nodes[idx].extra].map = map;
+    return AVK_OK;
+}
+
+/* A writer union read as a reader union: each writer branch to its
+ * reader branch (or a FAIL step). */
+static avk_status resolve_unions(rcomp *c, const avk_type *w, const avk_type *r, uint32_t idx)
+{
+    int32_t *map = (int32_t *)arena_alloc(c, w->branch_count * sizeof *map);
+    size_t i;
+    uint32_t first;
+    int identity = 1;
+    if (!map)
+        return no_memory(c);
+    c->p->nodes[idx].count = (uint32_t)w->branch_count;
+    AVK_TRY(new_steps(c, idx, w->branch_count));
+    first = c->p->nodes[idx].first;
+    for (i = 0; i < w->branch_count; i++) {
+        long b = branch_for(w->branches[i], r);
+        uint32_t child;
+        size_t wo = path_push(c->wpath, &c->wlen, ".branch[%zu]", i);
+        if (b >= 0) {
+            size_t ro = path_push(c->rpath, &c->rlen, ".branch[%ld]", b);
+            AVK_TRY(resolve(c, w->branches[i], r->branches[b], &child));
+            path_pop(c->rpath, &c->rlen, ro);
+            set_step(c, first + i, child, r->branches[b]);
+        } else {
+            AVK_TRY(fail_node(c, w->branches[i], r, "no branch of the reader's union matches",
+                              &child));
+            set_step(c, first + i, child, r);
+        }
+        path_pop(c->wpath, &c->wlen, wo);
+        map[i] = (int32_t)b;
+        identity = identity && b == (long)i;
+    }
+    if (identity)
+        return AVK_OK; /* branch i is branch i: the plain union path */
+    c->p->nodes[idx].store = 1;
+    AVK_TRY(new_rx(c, idx, w));
+    c->rx[c->p->nodes[idx].extra].map = map;
+    return AVK_OK;
+}
+
+/* A writer union read as a non-union: the branches that fit resolve,
+ * the others fail when read. */
+static avk_status resolve_unwrap(rcomp *c, const avk_type *w, const avk_type *r, uint32_t idx)
+{
+    size_t i;
+    uint32_t first;
+    c->p->nodes[idx].count = (uint32_t)w->branch_count;
+    AVK_TRY(new_steps(c, idx, w->branch_count));
+    first = c->p->nodes[idx].first;
+    for (i = 0; i < w->branch_count; i++) {
+        uint32_t child;
+        size_t wo = path_push(c->wpath, &c->wlen, ".branch[%zu]", i);
+        if (fit(w->branches[i], r))
+            AVK_TRY(resolve(c, w->branches[i], r, &child));
+        else
+            AVK_TRY(fail_node(c, w->branches[i], r, "this branch of the writer's union does not "
+                                                    "match the reader's type",
+                              &child));
+        set_step(c, first + i, child, r);
+        path_pop(c->wpath, &c->wlen, wo);
+    }
+    return AVK_OK;
+}
+
+static avk_status mismatch(rcomp *c, const avk_type *w, const avk_type *r, uint32_t *out)
+{
+    char why[256];
+    if (w->kind == r->kind && w->kind == AVK_FIXED && names_match(w, r))
+        snprintf(why, sizeof why, "fixed %s has %zu bytes, the writer's %s %zu", type_label(r),
+                 r->size, type_label(w), w->size);
+    else if (w->kind == r->kind)
+        snprintf(why, sizeof why, "the names differ: %s and the writer's %s", type_label(r),
+                 type_label(w));
+    else
+        snprintf(why, sizeof why, "%s cannot be read as %s", type_label(w), type_label(r));
+    if (!c->compat)
+        return problem(c, NULL, "%s", why);
+    return fail_node(c, w, r, why, out);
+}
+
+static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32_t *out)
+{
+    uint32_t idx;
+    avk_status st = AVK_OK;
+    int op;
+    if (pair_find(&c->memo, w, r, out))
+        return AVK_OK;
+    if (++c->depth > MAX_DEPTH)
+        return avki_error_set(c->err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
+                              "schemas nested too deeply to resolve");
+    if (r->kind == AVK_UNION && w->kind != AVK_UNION) {
+        /* A writer non-union read as a union: the first branch it fits. */
+        long b = branch_for(w, r);
+        uint32_t child;
+        size_t ro;
+        if (b < 0) {
+            st = c->compat ? fail_node(c, w, r, "no branch of the reader's union matches", out)
+                           : problem(c, NULL,
+                                     "the writer's %s matches no branch of the reader's union",
+                                     type_label(w));
+            c->depth--;
+            return st;
+        }
+        AVK_TRY(new_node(c, AVKI_OP_WRAP, r, wmin(c, w), &idx));
+        if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
+            return no_memory(c);
+        c->p->nodes[idx].count = (uint32_t)b;
+        AVK_TRY(new_steps(c, idx, 1));
+        ro = path_push(c->rpath, &c->rlen, ".branch[%ld]", b);
+        AVK_TRY(resolve(c, w, r->branches[b], &child));
+        path_pop(c->rpath, &c->rlen, ro);
+        set_step(c, c->p->nodes[idx].first, child, r->branches[b]);
+        *out = idx;
+        c->depth--;
+        return AVK_OK;
+    }
+    if (w->kind == AVK_UNION) {
+        uint8_t kind = r->kind == AVK_UNION ? AVKI_OP_UNION : AVKI_OP_UNWRAP;
+        AVK_TRY(new_node(c, kind, r, 1, &idx));
+        if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
+            return no_memory(c);
+        *out = idx;
+        st = kind == AVKI_OP_UNION ? resolve_unions(c, w, r, idx) : resolve_unwrap(c, w, r, idx);
+        c->depth--;
+        return st;
+    }
+    if (w->kind != r->kind) {
+        op = promotion(w->kind, r->kind);
+        if (op < 0) {
+            st = mismatch(c, w, r, out);
+            c->depth--;
+            return st;
+        }
+        AVK_TRY(new_node(c, (uint8_t)op, r, wmin(c, w), &idx));
+        if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
+            return no_memory(c);
+        *out = idx;
+        c->depth--;
+        return AVK_OK;
+    }
+    if ((w->kind == AVK_RECORD || w->kind == AVK_ENUM || w->kind == AVK_FIXED) &&
+        (!names_match(w, r) || (w->kind == AVK_FIXED && w->size != r->size))) {
+        st = mismatch(c, w, r, out);
+        c->depth--;
+        return st;
+    }
+    /* The same kind: leaves read as they are, compounds recurse. The node
+     * is remembered before its children so recursive types close. */
+    AVK_TRY(new_node(c, (uint8_t)w->kind, r, wmin(c, w), &idx));
+    if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
+        return no_memory(c);
+    *out = idx;
+    switch (w->kind) {
+    case AVK_RECORD:
+        st = resolve_record(c, w, r, idx);
+        break;
+    case AVK_ENUM:
+        st = resolve_enum(c, w, r, idx);
+        break;
+    case AVK_FIXED:
+        c->p->nodes[idx].count = (uint32_t)r->size;
+        break;
+    case AVK_ARRAY:
+    case AVK_MAP: {
+        uint32_t child;
+        size_t ro, wo;
+        if (w->kind == AVK_ARRAY) {
+            /* The reader's storage: typed arrays stay typed. */
+            c->p->nodes[idx].store = (uint8_t)avki_store_of(r->items);
+            if (c->p->nodes[idx].store == AVKI_STORE_FIXED)
+                c->p->nodes[idx].count = (uint32_t)r->items->size;
+        }
+        AVK_TRY(new_steps(c, idx, 1));
+        ro = path_push(c->rpath, &c->rlen, w->kind == AVK_ARRAY ? ".items" : ".values");
+        wo = path_push(c->wpath, &c->wlen, w->kind == AVK_ARRAY ? ".items" : ".values");
+        st = resolve(c, w->items, r->items, &child);
+        if (st == AVK_OK)
+            set_step(c, c->p->nodes[idx].first, child, r->items);
+        path_pop(c->rpath, &c->rlen, ro);
+        path_pop(c->wpath, &c->wlen, wo);
+        break;
+    }
+    default:
+        break;
+    }
+    c->depth--;
+    return st;
+}
+
+/* ---- entry points -------------------------------------------------------------- */
+
+static void rcomp_destroy(rcomp *c)
+{
+    const avk_allocator *a = &c->p->alloc;
+    pair_free(a, &c->wnodes);
+    pair_free(a, &c->memo);
+    if (c->rx)
+        a->free(a->ctx, c->rx, c->rx_cap * sizeof *c->rx);
+}
+
+/* Compiles the writer's plain plan, then the resolution on top of it. */
+static avk_status build(rcomp *c, const avk_type *writer, const avk_type *reader,
+                        const avk_plan_options *opts, avk_plan **out)
+{
+    avk_plan *p;
+    avk_arena_options ao;
+    size_t i;
+    uint32_t root;
+    avk_status st;
+    AVK_TRY(avk_plan_new(writer, opts, &p, c->err));
+    c->p = p;
+    *out = p;
+    memset(&ao, 0, sizeof ao);
+    ao.struct_size = sizeof ao;
+    ao.allocator = &p->alloc;
+    if (avk_arena_new(&ao, &p->rx_arena, NULL) != AVK_OK)
+        return no_memory(c);
+    c->arena = p->rx_arena;
+    for (i = 0; i < p->node_count; i++)
+        if (!pair_find(&c->wnodes, p->nodes[i].type, NULL, &root) &&
+            !pair_add(&p->alloc, &c->wnodes, p->nodes[i].type, NULL, (uint32_t)i))
+            return no_memory(c);
+    c->rlen = (size_t)snprintf(c->rpath, PATH_CAP, "%s", type_label(reader));
+    c->wlen = (size_t)snprintf(c->wpath, PATH_CAP, "%s", type_label(writer));
+    st = resolve(c, writer, reader, &root);
+    if (st != AVK_OK)
+        return st;
+    if (c->rx_count) {
+        p->rx = (avki_rx *)arena_alloc(c, c->rx_count * sizeof *p->rx);
+        if (!p->rx)
+            return no_memory(c);
+        memcpy(p->rx, c->rx, c->rx_count * sizeof *p->rx);
+    }
+    p->root = root;
+    p->type = reader;
+    p->writer_type = writer;
+    return AVK_OK;
+}
+
+avk_status avk_plan_new_resolving(const avk_type *writer, const avk_type *reader,
+                                  const avk_plan_options *opts, avk_plan **out, avk_error *err)
+{
+    rcomp c;
+    avk_plan *p = NULL;
+    avk_status st;
+    if (out)
+        *out = NULL;
+    if (!writer || !reader || !out)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_plan_new_resolving: NULL argument");
+    memset(&c, 0, sizeof c);
+    c.err = err;
+    st = build(&c, writer, reader, opts, &p);
+    if (p)
+        rcomp_destroy(&c);
+    if (st != AVK_OK) {
+        avk_plan_free(p);
+        return st;
+    }
+    *out = p;
+    return AVK_OK;
+}
+
+int avk_plan_is_resolving(const avk_plan *plan)
+{
+    return plan && plan->writer_type != NULL;
+}
+
+avk_status avk_schema_check_compat(const avk_type *writer, const avk_type *reader, avk_compat_fn fn,
+                                   void *ctx, avk_error *err)
+{
+    rcomp c;
+    avk_plan *p = NULL;
+    avk_status st;
+    if (!writer || !reader)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_schema_check_compat: NULL argument");
+    memset(&c, 0, sizeof c);
+    c.err = err;
+    c.compat = 1;
+    c.fn = fn;
+    c.ctx = ctx;
+    st = build(&c, writer, reader, NULL, &p);
+    if (p)
+        rcomp_destroy(&c);
+    avk_plan_free(p);
+    if (st != AVK_OK)
+        return st;
+    if (c.problems) {
+        avki_error_set(err, AVK_ERR_RESOLUTION, AVK_OFFSET_UNKNOWN, "%zu problem%s: %s",
+                       c.problems, c.problems > 1 ? "s, the first" : "", c.first);
+        if (err)
+            copy_text(err->path, sizeof err->path, c.first_path);
+        return AVK_ERR_RESOLUTION;
+    }
+    return AVK_OK;
+}
