@@ -18,7 +18,8 @@ extern "C" {
  * as {"<branch name>": value} (the full name of a named type, else the
  * type's name such as "string" or "array"), bytes and fixed as strings of
  * code points U+0000-U+00FF, one per byte. Floats are written as the
- * double they widen to, in the fewest digits that read back exactly; NaN
+ * double they widen to, as C's %.15g when that reads back exactly, else
+ * %.16g or %.17g (the shortest that does; ".0" added to whole numbers); NaN
  * and infinities, which JSON lacks, as the strings "NaN", "Infinity" and
  * "-Infinity" (as Apache Avro's tools write them). Logical types are
  * written as their underlying type. No newline at the end.

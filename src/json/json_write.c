@@ -36,16 +36,46 @@ static inline size_t put_escape(uint8_t *d, unsigned char c)
     return 6;
 }
 
+/* Nonzero when one of the 8 bytes in x is below 0x20, '"' or '\\'
+ * (exact: the usual "has a zero byte" test, (v - 0x01..) & ~v & 0x80..,
+ * has no false positive in the any-byte sense, and below 0x20 is the same
+ * test with 0x20). Bytes from 0x80 up never match: their top bit is set. */
+static inline uint64_t needs_escape8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+    return ((x - ones * 0x20) & ~x & tops) | ((q - ones) & ~q & tops) |
+           ((b - ones) & ~b & tops);
+}
+
 avk_status avki_json_write_string(avk_writer *w, const char *s, size_t len, avk_error *err)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + len, *run;
     uint8_t esc[6];
 
     /* Common case: the worst case (every byte a 6-byte escape) fits the
-     * free space, so write straight into the buffer. */
+     * free space, so write straight into the buffer; eight bytes at a
+     * time while none of them needs an escape. */
     if (len < ((size_t)-1 - 2) / 6 && (size_t)(w->end - w->pos) >= len * 6 + 2) {
         uint8_t *d = w->pos;
         *d++ = '"';
+        while (end - p >= 8) {
+            uint64_t x;
+            memcpy(&x, p, 8);
+            if (!needs_escape8(x)) {
+                memcpy(d, p, 8);
+                d += 8;
+                p += 8;
+                continue;
+            }
+            for (run = p + 8; p < run; p++) {
+                unsigned char c = *p;
+                if (escape_of[c])
+                    d += put_escape(d, c);
+                else
+                    *d++ = c;
+            }
+        }
         for (; p < end; p++) {
             unsigned char c = *p;
             if (escape_of[c])

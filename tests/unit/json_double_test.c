@@ -1,0 +1,316 @@
+/* Unit tests for the JSON number formatter: every class of double against the printf + strtod rule, byte for byte. */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "avkt.h"
+#include "json/json_double.h"
+
+/* The rule json_double.h promises, the way avro_json_write.c used to
+ * print doubles: the first of %.15g, %.16g, %.17g that reads back. */
+static size_t reference_double(char *out, double d)
+{
+    int n = 0, prec;
+    if (isnan(d))
+        return (size_t)sprintf(out, "\"NaN\"");
+    if (isinf(d))
+        return (size_t)sprintf(out, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    for (prec = 15; prec <= 17; prec++) {
+        n = sprintf(out, "%.*g", prec, d);
+        if (strtod(out, NULL) == d)
+            break;
+    }
+    if (!strpbrk(out, ".eE")) {
+        memcpy(out + n, ".0", 3);
+        n += 2;
+    }
+    return (size_t)n;
+}
+
+/* Formats d into a buffer whose bytes past AVKI_JSON_NUMBER_MAX must stay
+ * untouched, and compares with the reference; returns 0 on a mismatch
+ * after printing it (so that a loop reports its value, not just a line). */
+static int agrees(double d)
+{
+    char got[AVKI_JSON_NUMBER_MAX + 16], want[64];
+    size_t n, wn, i;
+    memset(got, 0x7f, sizeof got);
+    n = avki_json_format_double(got, d);
+    wn = reference_double(want, d);
+    for (i = AVKI_JSON_NUMBER_MAX; i < sizeof got; i++)
+        if (got[i] != 0x7f) {
+            print_error("%a: wrote past %d bytes\n", d, AVKI_JSON_NUMBER_MAX);
+            return 0;
+        }
+    if (n > AVKI_JSON_NUMBER_MAX || n != wn || memcmp(got, want, n) != 0) {
+        print_error("%a: got \"%.*s\", expected \"%s\"\n", d,
+                    (int)(n > AVKI_JSON_NUMBER_MAX ? AVKI_JSON_NUMBER_MAX : n), got, want);
+        return 0;
+    }
+    return 1;
+}
+
+#define CHECK(d) assert_true(agrees(d))
+
+/* d and its k nearest neighbours on each side, both signs. */
+static void check_around(double d, int k)
+{
+    double up = d, down = d;
+    int i;
+    CHECK(d);
+    CHECK(-d);
+    for (i = 0; i < k; i++) {
+        up = nextafter(up, INFINITY);
+        down = nextafter(down, 0);
+        CHECK(up);
+        CHECK(-up);
+        CHECK(down);
+        CHECK(-down);
+    }
+}
+
+static double from_bits(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static void test_fixed_texts(void **state)
+{
+    static const struct {
+        double d;
+        const char *text;
+    } table[] = {
+        {0.0, "0.0"},
+        {-0.0, "-0.0"},
+        {1.0, "1.0"},
+        {-1.0, "-1.0"},
+        {0.1, "0.1"},
+        {0.3, "0.3"},
+        {0x1.3333333333334p-2, "0.30000000000000004"},
+        {0x1.5555555555555p-2, "0.3333333333333333"},
+        {100.0, "100.0"},
+        {1e14, "100000000000000.0"},
+        {1e15, "1e+15"},
+        {1e16, "1e+16"},
+        {123456789012345.0, "123456789012345.0"},
+        {1234567890123456.0, "1234567890123456.0"},
+        {12345678901234567.0, "12345678901234568.0"},
+        {1e-4, "0.0001"},
+        {1e-5, "1e-05"},
+        {0.00012345, "0.00012345"},
+        {1.2345e-5, "1.2345e-05"},
+        {1e300, "1e+300"},
+        {1e-300, "1e-300"},
+        {1e23, "1e+23"},
+        {0x1p-1074, "4.94065645841247e-324"}, /* subnormals: 15 digits read back */
+        {0x0.fffffffffffffp-1022, "2.225073858507201e-308"},
+        {DBL_MIN, "2.2250738585072014e-308"},
+        {DBL_MAX, "1.7976931348623157e+308"},
+        {0x1.8p-1022, "3.337610787760802e-308"},
+        {0x1p+53, "9007199254740992.0"},
+        {0x1p+1023, "8.98846567431158e+307"},
+        {0x1p-20, "9.5367431640625e-07"},
+        {0x1p-24, "5.9604644775390625e-08"},
+        {-2.5, "-2.5"},
+        {-975.53, "-975.53"},
+        {(double)FLT_MAX, "3.4028234663852886e+38"},
+        {(double)0.1f, "0.10000000149011612"},
+        {(double)0x1p-149f, "1.401298464324817e-45"},
+        {NAN, "\"NaN\""},
+        {INFINITY, "\"Infinity\""},
+        {-INFINITY, "\"-Infinity\""},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof table / sizeof table[0]; i++) {
+        char got[AVKI_JSON_NUMBER_MAX];
+        size_t n = avki_json_format_double(got, table[i].d);
+        if (n != strlen(table[i].text) || memcmp(got, table[i].text, n) != 0)
+            fail_msg("%a: got \"%.*s\", expected \"%s\"", table[i].d, (int)n, got,
+                     table[i].text);
+        CHECK(table[i].d);
+    }
+    CHECK(-NAN);
+    CHECK(from_bits(0x7ff0000000000001u)); /* signalling NaN */
+    CHECK(from_bits(0xfff8000000000000u));
+}
+
+/* Uniform bit patterns: every exponent, about a thousand times each. */
+static void test_random_bits(void **state)
+{
+    avkt_rng rng = {0x5eed0001u};
+    long i;
+    (void)state;
+    for (i = 0; i < 2000000; i++)
+        CHECK(from_bits(avkt_next(&rng)));
+}
+
+/* Powers of two are where the interval below a double is half the one
+ * above: the formatter's printf fallback lives among them. */
+static void test_powers_of_two(void **state)
+{
+    int e;
+    (void)state;
+    for (e = -1074; e <= 1023; e++)
+        check_around(ldexp(1.0, e), 2);
+    check_around(DBL_MAX, 2);
+    check_around(DBL_MIN, 2);
+}
+
+static void test_powers_of_ten(void **state)
+{
+    int e;
+    (void)state;
+    for (e = -323; e <= 308; e++) {
+        char text[16];
+        sprintf(text, "1e%d", e);
+        check_around(strtod(text, NULL), 3);
+        sprintf(text, "5e%d", e);
+        check_around(strtod(text, NULL), 1);
+        sprintf(text, "9.99e%d", e);
+        check_around(strtod(text, NULL), 1);
+    }
+}
+
+static void test_subnormals(void **state)
+{
+    avkt_rng rng = {0x5eed0002u};
+    uint64_t c;
+    long i;
+    (void)state;
+    for (c = 1; c <= 3000; c++)
+        CHECK(from_bits(c));
+    for (c = 0x000fffffffffffffu; c > 0x000fffffffffffffu - 3000; c--)
+        CHECK(from_bits(c));
+    for (i = 0; i < 100000; i++) {
+        c = avkt_next(&rng) & 0x000fffffffffffffu;
+        CHECK(from_bits(c >> avkt_below(&rng, 52)));
+        CHECK(-from_bits(c));
+    }
+}
+
+/* Integers take their own path up to 2^53; above, doubles are sparser
+ * than integers. */
+static void test_integers(void **state)
+{
+    avkt_rng rng = {0x5eed0003u};
+    long i;
+    int b;
+    (void)state;
+    for (i = 0; i <= 100000; i++) {
+        CHECK((double)i);
+        CHECK(-(double)i - 0.5);
+    }
+    for (i = 0; i < 300000; i++) {
+        uint64_t u = avkt_next(&rng) >> avkt_below(&rng, 64);
+        CHECK((double)u);
+        CHECK(-(double)u);
+        CHECK((double)(u >> 11) + 0.5);
+        CHECK((double)(u >> 11) * 1000.0);
+    }
+    for (b = 0; b < 64; b++) {
+        double p = ldexp(1.0, b);
+        check_around(p - 1, 2);
+        check_around(p + 1, 2);
+    }
+    check_around(9007199254740992.0, 4); /* 2^53 */
+    check_around(9007199254740991.0, 4);
+    check_around(99999999999999999.0, 2);
+    check_around(9999999999999998.0, 2);
+}
+
+/* %g switches to an exponent below 1e-4 and at 10^P, P being 15, 16 or 17
+ * after the digits. */
+static void test_exponent_switch(void **state)
+{
+    static const double edges[] = {1e-5, 1e-4, 1e-3, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+    avkt_rng rng = {0x5eed0004u};
+    size_t i;
+    long k;
+    (void)state;
+    for (i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        check_around(edges[i], 500);
+    /* Values with 1 to 17 digits on each side of the switch. */
+    for (k = 0; k < 200000; k++) {
+        char text[48];
+        int digits = 1 + (int)avkt_below(&rng, 17);
+        uint64_t m = avkt_next(&rng) % 100000000000000000u;
+        int e = (avkt_below(&rng, 2) ? -7 : 12) + (int)avkt_below(&rng, 7);
+        sprintf(text, "%" PRIu64 "e%d", m % (uint64_t)pow(10, digits), e - digits);
+        CHECK(strtod(text, NULL));
+    }
+}
+
+/* Floats reach the writer widened to double. */
+static void test_widened_floats(void **state)
+{
+    avkt_rng rng = {0x5eed0005u};
+    long i;
+    int e;
+    (void)state;
+    for (i = 0; i < 500000; i++) {
+        uint32_t u = (uint32_t)avkt_next(&rng);
+        float f;
+        memcpy(&f, &u, sizeof f);
+        CHECK((double)f);
+    }
+    for (e = -149; e <= 127; e++)
+        CHECK((double)ldexpf(1.0f, e));
+    for (i = 0; i < 100000; i++) /* short decimals, as data often has */
+        CHECK((double)((float)(int64_t)avkt_below(&rng, 2000000) / 1000.0f));
+}
+
+/* Short decimals: the usual content of real data. */
+static void test_short_decimals(void **state)
+{
+    avkt_rng rng = {0x5eed0006u};
+    long i;
+    (void)state;
+    for (i = 0; i < 300000; i++) {
+        double scale = pow(10, (double)avkt_below(&rng, 12));
+        CHECK((double)(int64_t)avkt_below(&rng, 10000000) / scale);
+        CHECK(-(double)(int64_t)avkt_below(&rng, 1000) * scale);
+    }
+}
+
+static void test_long(void **state)
+{
+    static const int64_t edges[] = {0, 1, -1, 9, 10, 99, 100, -100, 99999999, 100000000,
+                                    -100000000, 4294967295, 4294967296, INT32_MAX, INT32_MIN,
+                                    INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    avkt_rng rng = {0x5eed0007u};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof edges / sizeof edges[0] + 200000; i++) {
+        uint64_t u = avkt_next(&rng) >> (1 + avkt_below(&rng, 63));
+        int64_t v = i < sizeof edges / sizeof edges[0] ? edges[i]
+                    : avkt_below(&rng, 2)               ? -(int64_t)u
+                                                        : (int64_t)u;
+        char got[AVKI_JSON_NUMBER_MAX], want[32];
+        size_t n = avki_json_format_long(got, v);
+        sprintf(want, "%" PRId64, v);
+        if (n != strlen(want) || memcmp(got, want, n) != 0)
+            fail_msg("%" PRId64 ": got \"%.*s\"", v, (int)n, got);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixed_texts),
+        cmocka_unit_test(test_random_bits),
+        cmocka_unit_test(test_powers_of_two),
+        cmocka_unit_test(test_powers_of_ten),
+        cmocka_unit_test(test_subnormals),
+        cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_exponent_switch),
+        cmocka_unit_test(test_widened_floats),
+        cmocka_unit_test(test_short_decimals),
+        cmocka_unit_test(test_long),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
