@@ -425,3 +425,42 @@ write(F, "crash-zero-count-leftover", bytes.fromhex(
     "0244d0000040800410004000200031000006a68c9e90f287d70766c7504d841fc5dc914e142413659b5f4040"
     "4142434445464748494a4b4c4d4e4f"))
 write(F, "zero-count-leftover", two + raw_block(0, len(d3), d3) + tail)
+
+# ---- fuzz_resolve: [pair][writer values] or [0x80][writer\0reader\0bytes] ----
+RS = "fuzz_resolve"
+
+
+def rstr(b):
+    b = b.encode() if isinstance(b, str) else b
+    return enc(len(b)) + b
+
+
+def f32(x):
+    return struct.pack("<f", x)
+
+
+# Pair 0: a record with promotions, a map-of-bytes array the reader drops, an aliased field.
+write(RS, "record", bytes([0]) + enc(5) + enc(1 << 33) + f32(1.5) + rstr("hi")
+      + enc(1) + enc(1) + rstr("k") + rstr(b"\x00\xff") + enc(0) + enc(0) + enc(9))
+write(RS, "ints-as-doubles", bytes([1]) + enc(3) + enc(1) + enc(-2) + enc(300) + enc(0))
+write(RS, "longs-as-floats", bytes([2]) + enc(2) + enc(1 << 40) + enc(-5) + enc(0))
+write(RS, "floats-as-doubles", bytes([3]) + enc(2) + f32(0.25) + f32(-3.0)
+      + enc(-1) + enc(4) + f32(7.0) + enc(0))
+write(RS, "union-items-as-longs", bytes([4]) + enc(3) + enc(0) + enc(5) + enc(1) + rstr("x")
+      + enc(0) + enc(-7) + enc(0))
+write(RS, "enum-remap", bytes([5]) + enc(0) + enc(1) + enc(2) + enc(3))
+write(RS, "enum-missing", bytes([6]) + enc(2) + rstr("k") + enc(1) + rstr("j") + enc(0) + enc(0))
+write(RS, "unions", bytes([7]) + enc(0) + enc(1) + enc(5) + enc(2) + rstr("s") + enc(3) + b"abc")
+write(RS, "union-to-long", bytes([8]) + enc(0) + enc(7) + enc(1) + b"\x01")
+write(RS, "int-to-union", bytes([9]) + enc(42) + enc(-1))
+write(RS, "list", bytes([10]) + enc(1) + enc(1) + enc(2) + enc(1) + enc(3) + enc(0))
+write(RS, "skip-nested", bytes([11]) + enc(2) + rstr("a") + rstr("b") + enc(0)
+      + enc(1) + enc(0) + enc(0) + enc(3))
+write(RS, "pair-add-field", b"\x80" + b'{"type":"record","name":"A","fields":[{"name":"x","type":"int"}]}'
+      + b"\0" + b'{"type":"record","name":"A","fields":[{"name":"x","type":"long"},'
+      b'{"name":"y","type":"string","default":"z"}]}' + b"\0" + enc(5) + enc(-6))
+write(RS, "pair-no-default", b"\x80" + b'{"type":"record","name":"A","fields":[]}' + b"\0"
+      + b'{"type":"record","name":"A","fields":[{"name":"y","type":"int"}]}' + b"\0")
+write(RS, "pair-unions", b"\x80" + b'["int",{"type":"enum","name":"E","symbols":["a","b"]}]' + b"\0"
+      + b'[{"type":"enum","name":"E","symbols":["b"],"default":"b"},"double"]' + b"\0"
+      + enc(0) + enc(3) + enc(1) + enc(0))

@@ -39,6 +39,7 @@ int avkcli_cmd_random(int argc, char **argv);
 int avkcli_cmd_recodec(int argc, char **argv);
 int avkcli_cmd_repair(int argc, char **argv);
 int avkcli_cmd_schema(int argc, char **argv);
+int avkcli_cmd_schema_compat(int argc, char **argv); /* schema compat */
 int avkcli_cmd_tojson(int argc, char **argv);
 
 /* The program name for messages ("avrokit"). */

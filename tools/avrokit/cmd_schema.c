@@ -14,6 +14,8 @@ static int cmd_fingerprint(int argc, char **argv);
 static const avkcli_command subcommands[] = {
     {"canonical", cmd_canonical, "print the Parsing Canonical Form of a schema"},
     {"check", cmd_check, "check that a schema is valid"},
+    {"compat", avkcli_cmd_schema_compat,
+     "can data written with one schema be read with another (--full: both ways)"},
     {"fingerprint", cmd_fingerprint, "print a schema's fingerprint (Rabin, MD5 or SHA-256) in hex"},
 };
 

@@ -15,7 +15,7 @@ static const avkcli_command commands[] = {
     {"random", avkcli_cmd_random, "write a container file of random records of a schema"},
     {"recodec", avkcli_cmd_recodec, "rewrite a container file with another codec"},
     {"repair", avkcli_cmd_repair, "copy the readable records of a damaged container file"},
-    {"schema", avkcli_cmd_schema, "check an Avro schema, print its canonical form or fingerprint"},
+    {"schema", avkcli_cmd_schema, "check schemas, their compatibility, canonical form, fingerprint"},
     {"tojson", avkcli_cmd_tojson, "print the records of container files as Avro JSON lines"},
 };
 
