@@ -319,6 +319,12 @@ avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_pla
     /* Keep the arrays at their capacity; record it for free. */
     p->node_cap = c.node_cap;
     p->step_cap = c.step_cap;
+    /* A plan without steps (a lone empty record, a primitive) still gets
+     * an array: steps + first must never be arithmetic on NULL. */
+    if (!p->steps && !avki_plan_reserve(p, 0, 1)) {
+        avk_plan_free(p);
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, 0, "out of memory compiling a plan");
+    }
     *out = p;
     return AVK_OK;
 }

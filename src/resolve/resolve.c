@@ -235,7 +235,8 @@ static avk_status new_steps(rcomp *c, uint32_t node, size_t count)
     if (!avki_plan_reserve(p, 0, count))
         return no_memory(c);
     p->nodes[node].first = (uint32_t)p->step_count;
-    memset(p->steps + p->step_count, 0, count * sizeof *p->steps);
+    if (count)
+        memset(p->steps + p->step_count, 0, count * sizeof *p->steps);
     p->step_count += count;
     return AVK_OK;
 }
@@ -485,7 +486,7 @@ static avk_status resolve_enum(rcomp *c, const avk_type *w, const avk_type *r, u
         long k = avk_type_symbol_index(r, w->symbols[i]);
         if (k < 0 && r->enum_default >= 0)
             k = r->enum_default;
-        if (k < 0)
+        if (k < 0 && c->compat) /* the plan fails only when such a value is read */
             AVK_TRY(problem(c, NULL,
                             "writer symbol %s is not in the reader's symbols and the reader "
                             "has no default",
