@@ -149,6 +149,19 @@ const BinSpec &spec_long_array();
 const BinSpec &spec_boolean_array();
 const BinSpec &spec_double_array256();
 
+// Generator pieces for data sets made in other files (bench_resolve.cc),
+// so their values are drawn like the ones above.
+// The seed bin_data starts spec's generator from: spec.gen run from it
+// again gives the same records.
+uint64_t bin_seed(const BinSpec &spec);
+// A long (or int) whose zigzag varint is len bytes: 1..10 (1..5 for ints).
+int64_t gen_long_of_length(std::mt19937_64 &rng, unsigned len);
+int32_t gen_int_of_length(std::mt19937_64 &rng, unsigned len);
+// Uniform in [lo, hi).
+double gen_uniform(std::mt19937_64 &rng, double lo, double hi);
+// A string datum of lo to hi printable ASCII characters.
+Datum gen_string(std::mt19937_64 &rng, size_t lo, size_t hi);
+
 } // namespace avkbench
 
 #endif

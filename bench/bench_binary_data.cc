@@ -945,6 +945,33 @@ AVKBENCH_SPEC(spec_double_array256, "DoubleArray256", double_array_schema, 2000,
 
 #undef AVKBENCH_SPEC
 
+// ---- generator pieces for other files -------------------------------------------------
+
+uint64_t bin_seed(const BinSpec &spec)
+{
+    return name_seed(spec.name);
+}
+
+int64_t gen_long_of_length(std::mt19937_64 &rng, unsigned len)
+{
+    return long_of_length(rng, len);
+}
+
+int32_t gen_int_of_length(std::mt19937_64 &rng, unsigned len)
+{
+    return int_of_length(rng, len);
+}
+
+double gen_uniform(std::mt19937_64 &rng, double lo, double hi)
+{
+    return uniform(rng, lo, hi);
+}
+
+Datum gen_string(std::mt19937_64 &rng, size_t lo, size_t hi)
+{
+    return str(rng, lo, hi);
+}
+
 // ---- set-up ----------------------------------------------------------------------------
 
 static std::string setup(const BinSpec &spec, BinData &d)

@@ -631,6 +631,73 @@ static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_
     return AVK_OK;
 }
 
+/* Skips a writer field the reader lacks when it is a leaf and the input
+ * holds the worst case, with the position in a register: no call, no
+ * error reporting. Returns the new position, or NULL for the general
+ * skipper (compound types, bad or short input), which reports errors. */
+AVK_INLINE const uint8_t *fast_skip(const avki_node *nodes, const avki_step *s, const uint8_t *p,
+                                    const uint8_t *end, uint64_t max_bytes)
+{
+    uint64_t w, stops, u;
+    size_t n;
+    if (AVK_UNLIKELY(end - p < AVK_VARINT_LONG_MAX))
+        return NULL;
+    switch ((avki_op)s->run) {
+    case AVKI_OP_NULL:
+        return p;
+    case AVKI_OP_BOOLEAN:
+        return *p <= 1 ? p + 1 : NULL;
+    case AVKI_OP_INT:
+    case AVKI_OP_LONG:
+    case AVKI_OP_ENUM:
+        /* Up to 8 bytes: the first byte below 0x80 ends it, and any such
+         * varint is valid; longer ones (or an int past 5 bytes, an enum
+         * index out of range) go the careful way. */
+        memcpy(&w, p, 8);
+        stops = ~w & 0x8080808080808080ull;
+        if (AVK_UNLIKELY(!stops)) {
+            /* 9 or 10 bytes: a long whose 10th byte holds only bit 63. */
+            if ((avki_op)s->run != AVKI_OP_LONG)
+                return NULL;
+            if (p[8] < 0x80)
+                return p + 9;
+            return p[9] <= 1 ? p + 10 : NULL;
+        }
+        n = ((unsigned)__builtin_ctzll(stops) >> 3) + 1;
+        /* An int has at most 5 bytes, the 5th holding its top 4 bits. */
+        if ((avki_op)s->run == AVKI_OP_INT && AVK_UNLIKELY(n > 5 || (n == 5 && p[4] > 0x0F)))
+            return NULL;
+        if ((avki_op)s->run == AVKI_OP_ENUM &&
+            AVK_UNLIKELY(n > 1 || (p[0] >> 1) >= nodes[s->node].count || (p[0] & 1)))
+            return NULL;
+        return p + n;
+    case AVKI_OP_FLOAT:
+        return p + 4;
+    case AVKI_OP_DOUBLE:
+        return p + 8;
+    case AVKI_OP_STRING:
+    case AVKI_OP_BYTES: {
+        int64_t len;
+        if (AVK_LIKELY(p[0] < 0x80)) {
+            u = p[0];
+            n = 1;
+        } else {
+            n = avki_decode_u64_word(p, &u);
+        }
+        len = avk_zigzag_decode64(u);
+        if (AVK_UNLIKELY(n == 0 || len < 0 || (uint64_t)len > max_bytes ||
+                         (uint64_t)len > (uint64_t)(end - p) - n))
+            return NULL;
+        return p + n + len;
+    }
+    case AVKI_OP_FIXED:
+        n = nodes[s->node].count;
+        return (size_t)(end - p) >= n ? p + n : NULL;
+    default:
+        return NULL;
+    }
+}
+
 /* A record read through resolution: the writer's fields in the writer's
  * order, each into its reader slot or skipped unread, then the reader's
  * fields the writer lacks from their defaults (shared, read-only). */
@@ -643,6 +710,7 @@ static avk_status decode_record_resolving(dctx *c, const avki_node *n, avk_value
     avk_value *fields = NULL;
     int views = c->views && !c->check_utf8;
     uint64_t max_bytes = c->limits->max_bytes;
+    const uint8_t *p, *end;
     uint32_t i;
     if (x->out_count) {
         fields = (avk_value *)dalloc(c, x->out_count * sizeof *fields, 8);
@@ -650,29 +718,42 @@ static avk_status decode_record_resolving(dctx *c, const avki_node *n, avk_value
             return alloc_failed(c, x->out_count * sizeof *fields);
     }
     v->u.fields = fields;
+    /* As in decode_record, the position stays in a register across leaves. */
+    p = r->pos;
+    end = r->end;
     for (i = 0; i < n->count; i++) {
         avk_status st;
+        const uint8_t *q;
         if (s[i].op == AVKI_OP_SKIP) {
+            q = fast_skip(c->nodes, s + i, p, end, max_bytes);
+            if (AVK_LIKELY(q != NULL)) {
+                p = q;
+                continue;
+            }
+            r->pos = p;
             st = avki_skip_value(c->nodes, c->steps, c->limits, r, s[i].node, depth, &c->empty,
                                  c->err);
             if (AVK_UNLIKELY(st != AVK_OK))
                 return avki_path_prepend(c->err, st, ".writer_field[%u]", i);
         } else {
             avk_value *f = fields + x->slots[i];
-            const uint8_t *q;
             f->type = s[i].type;
             q = s[i].op == AVKI_OP_UNION
-                    ? fast_union(c, s + i, f, r->pos, r->end, views, max_bytes, depth)
-                    : fast_field(c->nodes, s + i, f, r->pos, r->end, views, max_bytes);
+                    ? fast_union(c, s + i, f, p, end, views, max_bytes, depth)
+                    : fast_field(c->nodes, s + i, f, p, end, views, max_bytes);
             if (AVK_LIKELY(q != NULL)) {
-                r->pos = q;
+                p = q;
                 continue;
             }
+            r->pos = p;
             st = decode_step(c, s + i, f, depth);
             if (AVK_UNLIKELY(st != AVK_OK))
                 return avki_path_prepend(c->err, st, ".fields[%u]", x->slots[i]);
         }
+        p = r->pos;
+        end = r->end;
     }
+    r->pos = p;
     for (i = 0; i < x->default_count; i++)
         fields[x->defaults[i].slot] = x->defaults[i].value;
     return AVK_OK;

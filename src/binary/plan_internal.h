@@ -65,7 +65,8 @@ typedef struct avki_step {
     uint8_t op;         /* avki_op of the child */
     uint8_t run;        /* record fields: when > 1, this field starts a run of
                            `run` int (or long) fields that decode as one bulk
-                           varint call; 0 otherwise */
+                           varint call; 0 otherwise. SKIP steps: the op of the
+                           writer's node */
     uint32_t node;      /* index of the child node in plan->nodes */
     const avk_type *type;
 } avki_step;

@@ -445,6 +445,8 @@ static avk_status resolve_record(rcomp *c, const avk_type *w, const avk_type *r,
             s->op = AVKI_OP_SKIP;
             s->node = wnode(c, wf->type);
             s->type = wf->type;
+            /* The writer's op, so the decoder skips leaves inline. */
+            s->run = c->p->nodes[s->node].op;
             slots[i] = 0;
         }
     }
