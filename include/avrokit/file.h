@@ -63,7 +63,41 @@ typedef struct avk_file_reader_options {
     avk_file_skip_fn on_skip;  /* may be NULL */
     void *on_skip_ctx;
     const avk_allocator *allocator; /* NULL means the C library */
+    unsigned threads;          /* 0 or 1: blocks are decompressed on the caller's
+                                  thread as it reaches them. N > 1 (above 64
+                                  counts as 64):
+                                  next and skip read up to N blocks ahead and N - 1
+                                  worker threads decompress them while the caller
+                                  decodes the current one (see below). */
+    const avk_schema *reader_schema; /* NULL: records come out in the file's own
+                                  schema. Otherwise they are resolved into this
+                                  one (see resolve.h): writer fields it lacks are
+                                  skipped unread, its fields the file lacks take
+                                  their defaults. Opening fails with
+                                  AVK_ERR_RESOLUTION when the schemas cannot be
+                                  resolved. Must outlive the reader. */
 } avk_file_reader_options;
+
+/* Threads. A reader belongs to one thread at a time, with or without
+ * options.threads; its calls, on_skip included, run on the caller's thread.
+ * With threads = N > 1 and a file whose codec is not null, the first
+ * next or skip starts N - 1 worker threads (with every signal blocked),
+ * which avk_file_reader_free stops and joins; a null-codec file starts
+ * none. The caller's thread still does all reading and checking in file
+ * order; the workers only decompress. Memory: up to N blocks in flight,
+ * each with its own buffers (its bytes as stored, when not read from
+ * memory, and decompressed: up to N x (max_block_bytes + max_block_data)).
+ * The allocator must then be safe to call from several threads at once.
+ * When the read-ahead's own memory cannot be allocated, the reader goes on
+ * as with threads = 0 (no error); a worker that cannot be started leaves
+ * its share to the caller's thread.
+ * Records, errors (status, err->offset, err->block, message, and records
+ * of earlier blocks delivered first), stats, on_skip calls and
+ * avk_file_reader_block_offset are the same as without threads; seeking
+ * and next_block drop or use up what was read ahead. Read-ahead waits for
+ * the next blocks to arrive: reading a pipe that a live producer fills,
+ * records of a block come once the following N - 1 blocks (or the end)
+ * have arrived. */
 
 /* Opens a container file. The header (magic, metadata, schema, codec, sync
  * marker) is read and checked before these return; the blocks are read as
@@ -237,7 +271,37 @@ typedef struct avk_file_writer_options {
     unsigned plan_flags;        /* AVK_PLAN_BLOCK_SIZES */
     size_t block_items;         /* items per array/map block, as in avk_plan_options */
     const avk_allocator *allocator; /* NULL means the C library */
+    unsigned threads;           /* compression threads, the caller's included:
+                                   0 or 1 compress on the caller's thread;
+                                   N (2-64) see below. Ignored by the null
+                                   codec. Callers built before this field
+                                   pass offsetof(avk_file_writer_options,
+                                   threads) as struct_size: accepted, 0. */
 } avk_file_writer_options;
+
+/* Compression threads (threads = N > 1, any codec but null): N - 1 worker
+ * threads (POSIX threads) compress full blocks while the caller encodes the
+ * next ones, and the caller compresses one itself when it would otherwise
+ * wait. The output is byte for byte what threads = 0 writes.
+ * - At most N blocks are in flight besides the one being filled: memory is
+ *   about (N + 1) block buffers (block_bytes and 1/8 more each) plus N
+ *   compressed copies, plus each codec's working state per thread busy
+ *   compressing (xz at -9 needs some 700 MiB each).
+ * - Blocks reach the destination strictly in order and only from the
+ *   caller's thread (the fd or sink is never touched by a worker), when the
+ *   caller appends a record that fills a block (every finished block at
+ *   the head is written then, without waiting; the call waits only when
+ *   all N blocks are in flight), and on append_block, flush and close,
+ *   which wait for all of them.
+ * - A failed compression (AVK_ERR_NO_MEMORY, AVK_ERR_CODEC, AVK_ERR_LIMIT)
+ *   is reported by the next append, flush or close (the blocks before it
+ *   are written first) and leaves the writer broken, as a write error does:
+ *   later calls return the same status. Failing to start threads is not an
+ *   error: the caller's thread then compresses everything.
+ * - The allocator is called from the workers too, but always one call at a
+ *   time (the writer serializes them), so it need not be thread-safe.
+ * - The writer still belongs to one thread at a time: only the calls are
+ *   spread, not the object. */
 
 /* Creates a container file for records of schema (copied; the caller keeps
  * its own) and writes its header.
@@ -260,7 +324,7 @@ avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx, const avk_sche
 
 /* Opens an existing container file to add blocks at its end: its header
  * gives the schema, codec and sync marker (opts->codec, sync and meta are
- * ignored; level, block sizes and plan settings apply). The file must end
+ * ignored; level, block sizes, plan settings and threads apply). The file must end
  * on a block boundary. Returns the open statuses of the reader and the
  * writer. */
 avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_options *opts,
@@ -294,22 +358,27 @@ avk_status avk_file_writer_record_end(avk_file_writer *fw, int commit, avk_error
 avk_status avk_file_writer_append_block(avk_file_writer *fw, int64_t count, const void *data,
                                         size_t size, avk_error *err);
 
-/* Writes the pending records as a block and flushes the destination. */
+/* Writes the pending records as a block (with threads: after waiting for
+ * every block in flight, written in order) and flushes the destination. */
 avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err);
 
 /* Flushes, closes what open_path opened, frees. Returns the flush or close
  * status; the writer is freed whatever happens. NULL returns AVK_OK. */
 avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err);
 
-/* Frees without writing the pending block (for error paths). */
+/* Frees without writing the pending block (for error paths); with threads,
+ * blocks in flight are dropped and the workers joined (a block being
+ * compressed is finished first). */
 void avk_file_writer_free(avk_file_writer *fw);
 
 typedef struct avk_file_writer_stats {
-    uint64_t blocks;        /* blocks written */
+    uint64_t blocks;        /* blocks written (not those in flight) */
     uint64_t records;       /* records written (pending ones included) */
-    uint64_t bytes_data;    /* uncompressed record bytes (pending ones included) */
+    uint64_t bytes_data;    /* uncompressed record bytes (pending ones and blocks
+                               in flight included) */
     uint64_t bytes_written; /* bytes handed to the destination or buffered for it,
-                               header included (not the pending block) */
+                               header included (not the pending block nor blocks
+                               in flight) */
 } avk_file_writer_stats;
 void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats *out);
 

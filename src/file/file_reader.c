@@ -1,4 +1,4 @@
-/* Container file reader: blocks read whole (mapped files are viewed in place), records decoded out of them, damage reported or skipped. */
+/* Container file reader: blocks read whole (mapped files are viewed in place), optionally decompressed ahead by worker threads, records decoded out of them, damage reported or skipped. */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdarg.h>
@@ -10,15 +10,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "avrokit/resolve.h"
 #include "binary/plan_internal.h"
 #include "io/reader_internal.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
 #include "file/file_internal.h"
+#include "file/file_prefetch.h"
 
 #define DEFAULT_HEADER_BYTES ((uint64_t)64 << 20)
 #define DEFAULT_BLOCK_BYTES ((uint64_t)1 << 30)
 #define DEFAULT_BUFFER ((size_t)256 << 10)
+#define MAX_THREADS 64u /* more would only cost memory: one block of each in flight */
 
 struct avk_file_reader {
     avk_allocator alloc;
@@ -46,10 +49,11 @@ struct avk_file_reader {
     int own_fd;      /* closed by free */
     uint64_t origin; /* file offset of the stream reader's offset 0 */
 
-    /* The current block: as stored, decompressed, and the records' reader. */
+    /* The current block: as stored, where its bytes are (one, or a
+     * read-ahead slot), and the records' reader. */
     avk_file_block cur;
-    avk_buffer stored; /* stream input: the stored bytes */
-    avk_buffer data;   /* decompressed data */
+    avki_block_slot one; /* blocks read when nothing is read ahead */
+    avki_block_slot *slot;
     avk_reader blk;
     int64_t remaining; /* records of the block not yet returned */
     int64_t record;    /* index in the block of the next record */
@@ -60,6 +64,15 @@ struct avk_file_reader {
     avk_status sticky;  /* a final error, returned by every later call */
     avk_error sticky_err;
     avk_file_reader_stats stats;
+
+    /* Read-ahead (threads > 1 and a codec that compresses): blocks read in
+     * order by this thread, decompressed by workers. It stops after a block
+     * whose reading failed, the end, or a cut marker, so the input then
+     * stands where reading block by block would have left it. */
+    unsigned threads;
+    avki_prefetch *pf;
+    int ra_stop;       /* the last queued block stops read-ahead */
+    uint64_t ra_index; /* index of the next block read ahead */
 };
 
 /* ---- offsets and messages ------------------------------------------------ */
@@ -69,23 +82,29 @@ static uint64_t cur_offset(const avk_file_reader *fr)
     return fr->origin + avk_reader_offset(&fr->in);
 }
 
-/* Marks err as being about the current block: offset, index, and a
- * "block N at byte X: " prefix. Returns err->status. */
-static avk_status block_place(const avk_file_reader *fr, avk_error *err)
+/* Marks err as being about the block at offset with index: offset, index,
+ * and a "block N at byte X: " prefix. Returns err->status. */
+static avk_status place_at(uint64_t offset, uint64_t index, avk_error *err)
 {
-    avki_error_prefix(err, "block %llu at byte %llu: ", (unsigned long long)fr->blk_index,
-                      (unsigned long long)fr->blk_offset);
-    err->offset = fr->blk_offset;
-    err->block = (int64_t)fr->blk_index;
+    avki_error_prefix(err, "block %llu at byte %llu: ", (unsigned long long)index,
+                      (unsigned long long)offset);
+    err->offset = offset;
+    err->block = (int64_t)index;
     return err->status;
 }
 
-/* Puts the block's place in err: offset, index, and a message prefix. */
-static avk_status block_error(avk_file_reader *fr, avk_error *err, avk_status st,
-                              const char *fmt, ...) __attribute__((cold, format(printf, 4, 5)));
+/* The same for the current block. */
+static avk_status block_place(const avk_file_reader *fr, avk_error *err)
+{
+    return place_at(fr->blk_offset, fr->blk_index, err);
+}
 
-static avk_status block_error(avk_file_reader *fr, avk_error *err, avk_status st,
-                              const char *fmt, ...)
+/* Fills err with st, a message and the place of the block at offset. */
+static avk_status error_at(uint64_t offset, uint64_t index, avk_error *err, avk_status st,
+                           const char *fmt, ...) __attribute__((cold, format(printf, 5, 6)));
+
+static avk_status error_at(uint64_t offset, uint64_t index, avk_error *err, avk_status st,
+                           const char *fmt, ...)
 {
     va_list ap;
     if (!err)
@@ -95,8 +114,15 @@ static avk_status block_error(avk_file_reader *fr, avk_error *err, avk_status st
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
-    return block_place(fr, err);
+    return place_at(offset, index, err);
 }
+
+/* The same about the current block. */
+#define block_error(fr, err, st, ...) \
+    error_at((fr)->blk_offset, (fr)->blk_index, err, st, __VA_ARGS__)
+/* ... and about the block being read into slot s. */
+#define slot_error(s, err, st, ...) \
+    error_at((s)->blk.offset, (s)->blk.index, err, st, __VA_ARGS__)
 
 /* Rewrites an error from a lower layer (codec, record decoder) as one about
  * the current block, keeping its path. */
@@ -112,9 +138,14 @@ static avk_status wrap_error(avk_file_reader *fr, avk_error *err, avk_status st,
 
 /* ---- opening ------------------------------------------------------------- */
 
+/* The size of the options before threads was added: callers built then
+ * pass it and get threads = 0. */
+#define OPTIONS_V1_SIZE \
+    (offsetof(avk_file_reader_options, allocator) + sizeof(const avk_allocator *))
+
 static avk_status options_check(const avk_file_reader_options *opts, avk_error *err)
 {
-    if (opts && opts->struct_size != sizeof *opts)
+    if (opts && opts->struct_size != sizeof *opts && opts->struct_size != OPTIONS_V1_SIZE)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_file_reader_options.struct_size is %zu, expected %zu",
                               opts->struct_size, sizeof *opts);
@@ -153,14 +184,17 @@ static avk_status reader_alloc(const avk_file_reader_options *opts, avk_file_rea
             fr->max_block_data = opts->max_block_data;
         if (opts->buffer_size)
             fr->buffer_size = opts->buffer_size;
+        if (opts->struct_size >= offsetof(avk_file_reader_options, threads) + sizeof opts->threads)
+            fr->threads = opts->threads < MAX_THREADS ? opts->threads : MAX_THREADS;
     }
-    avk_buffer_init(&fr->stored, &fr->alloc);
-    avk_buffer_init(&fr->data, &fr->alloc);
+    avki_block_slot_init(&fr->one, &fr->alloc);
     *out = fr;
     return AVK_OK;
 }
 
 /* Reads the header from fr->in and compiles the plan. */
+static avk_status reader_ready(avk_file_reader *fr);
+
 static avk_status reader_start(avk_file_reader *fr, const avk_file_reader_options *opts,
                                avk_error *err)
 {
@@ -176,7 +210,21 @@ static avk_status reader_start(avk_file_reader *fr, const avk_file_reader_option
         po.limits = opts->limits;
     }
     fr->hdr.size += fr->origin; /* a file offset, as block offsets are */
+    if (opts && opts->struct_size == sizeof *opts && opts->reader_schema) {
+        st = avk_plan_new_resolving(avk_schema_root(fr->hdr.schema),
+                                    avk_schema_root(opts->reader_schema), &po, &fr->plan, err);
+        if (st == AVK_ERR_RESOLUTION)
+            avki_error_prefix(err, "the file's schema cannot be read as the reader schema: ");
+        return st != AVK_OK ? st : reader_ready(fr);
+    }
     AVK_TRY(avk_plan_new(avk_schema_root(fr->hdr.schema), &po, &fr->plan, err));
+    return reader_ready(fr);
+}
+
+/* What the reader keeps from its plan. nodes[0] is the writer's root in a
+ * resolving plan too: blocks hold the file's records. */
+static avk_status reader_ready(avk_file_reader *fr)
+{
     fr->min_record = fr->plan->nodes[0].min_size;
     fr->max_empty = fr->plan->limits.max_empty_items;
     fr->blk_offset = cur_offset(fr);
@@ -319,11 +367,11 @@ void avk_file_reader_free(avk_file_reader *fr)
     if (!fr)
         return;
     a = fr->alloc;
+    avki_prefetch_free(fr->pf); /* joins the workers before their blocks go */
     avk_plan_free(fr->plan);
     avki_file_header_destroy(&fr->hdr);
     avk_reader_destroy(&fr->in);
-    avk_buffer_destroy(&fr->stored);
-    avk_buffer_destroy(&fr->data);
+    avki_block_slot_destroy(&fr->one);
     if (fr->map)
         munmap(fr->map, fr->map_len);
     if (fr->own_fd >= 0)
@@ -377,151 +425,246 @@ void avk_file_reader_get_stats(const avk_file_reader *fr, avk_file_reader_stats 
 
 uint64_t avk_file_reader_block_offset(const avk_file_reader *fr)
 {
-    return fr->remaining > 0 ? fr->blk_offset : cur_offset(fr);
+    const avki_block_slot *ahead = fr->pf ? avki_prefetch_head(fr->pf) : NULL;
+    if (fr->remaining > 0)
+        return fr->blk_offset;
+    /* The input has moved past blocks read ahead: the first of them is next. */
+    return ahead ? ahead->blk.offset : cur_offset(fr);
 }
 
 /* ---- blocks -------------------------------------------------------------- */
 
-static avk_status read_varint(avk_file_reader *fr, int64_t *v, const char *what, avk_error *err)
+static avk_status read_varint(avk_file_reader *fr, const avki_block_slot *s, int64_t *v,
+                              const char *what, avk_error *err)
 {
     avk_status st = avk_reader_read_long(&fr->in, v, err);
     if (st == AVK_ERR_TRUNCATED)
-        return block_error(fr, err, st, "the file ends inside the block's %s", what);
+        return slot_error(s, err, st, "the file ends inside the block's %s", what);
     if (st == AVK_ERR_MALFORMED)
-        return block_error(fr, err, st, "the block's %s is not a valid varint", what);
+        return slot_error(s, err, st, "the block's %s is not a valid varint", what);
     return st;
 }
 
 /* Stream input: the stored bytes grow as they arrive, so a size that lies
- * costs no more memory than the bytes really there. */
-static avk_status read_stored_stream(avk_file_reader *fr, size_t size, avk_error *err)
+ * costs no more memory than the bytes really there. Each slot has its own
+ * buffer, as blocks read ahead wait there for their turn. */
+static avk_status read_stored_stream(avk_file_reader *fr, avki_block_slot *s, size_t size,
+                                     avk_error *err)
 {
+    avk_buffer *b = &s->stored;
     size_t got = 0;
-    fr->stored.len = 0;
+    b->len = 0;
     while (got < size) {
         size_t want = size - got, cap;
         avk_status st;
-        if (fr->stored.cap - got < want) {
-            size_t ncap = fr->stored.cap ? fr->stored.cap * 2 : ((size_t)64 << 10);
+        if (b->cap - got < want) {
+            size_t ncap = b->cap ? b->cap * 2 : ((size_t)64 << 10);
             uint8_t *nb;
             if (ncap > size)
                 ncap = size;
-            if (ncap < fr->stored.cap)
-                ncap = fr->stored.cap;
-            nb = fr->stored.data
-                     ? fr->alloc.realloc(fr->alloc.ctx, fr->stored.data, fr->stored.cap, ncap)
-                     : fr->alloc.alloc(fr->alloc.ctx, ncap);
+            if (ncap < b->cap)
+                ncap = b->cap;
+            nb = b->data ? fr->alloc.realloc(fr->alloc.ctx, b->data, b->cap, ncap)
+                         : fr->alloc.alloc(fr->alloc.ctx, ncap);
             if (!nb)
-                return block_error(fr, err, AVK_ERR_NO_MEMORY, "out of memory for %zu bytes",
-                                   ncap);
-            fr->stored.data = nb;
-            fr->stored.cap = ncap;
+                return slot_error(s, err, AVK_ERR_NO_MEMORY, "out of memory for %zu bytes",
+                                  ncap);
+            b->data = nb;
+            b->cap = ncap;
         }
-        cap = fr->stored.cap - got;
+        cap = b->cap - got;
         if (want > cap)
             want = cap;
-        st = avk_reader_read_raw(&fr->in, fr->stored.data + got, want, err);
+        st = avk_reader_read_raw(&fr->in, b->data + got, want, err);
         if (st == AVK_ERR_TRUNCATED)
-            return block_error(fr, err, st,
-                               "the file ends inside the block's %zu bytes of data", size);
+            return slot_error(s, err, st, "the file ends inside the block's %zu bytes of data",
+                              size);
         if (st != AVK_OK)
             return st;
         got += want;
-        fr->stored.len = got;
+        b->len = got;
     }
     return AVK_OK;
 }
 
-/* Reads count, size, data and sync of the next block into fr->cur. Sets
- * *end at the clean end of the input. A file that ends inside the sync
- * marker, after complete data, gets its records first: the error waits in
- * fr->pending. Statuses: TRUNCATED, MALFORMED, LIMIT, SYNC, IO, NO_MEMORY. */
-static avk_status read_block(avk_file_reader *fr, int *end, avk_error *err)
+/* Reads count, size, data and sync of the block at the input's position
+ * (index given) into s->blk. Sets s->end at the clean end of the input. A
+ * file that ends inside the sync marker, after complete data, gets its
+ * records first: the error waits in s->pending. Statuses: TRUNCATED,
+ * MALFORMED, LIMIT, SYNC, IO, NO_MEMORY. */
+static avk_status read_block(avk_file_reader *fr, avki_block_slot *s, uint64_t index,
+                             avk_error *err)
 {
     int64_t count, size;
     uint8_t sync[AVK_FILE_SYNC_SIZE];
     int at_end;
     avk_status st;
-    *end = 0;
-    fr->blk_offset = cur_offset(fr);
-    fr->blk_index = fr->next_index;
+    s->blk.offset = cur_offset(fr);
+    s->blk.index = index;
     AVK_TRY(avk_reader_at_end(&fr->in, &at_end, err));
     if (at_end) {
-        *end = 1;
+        s->end = 1;
         return AVK_OK;
     }
-    AVK_TRY(read_varint(fr, &count, "record count", err));
+    AVK_TRY(read_varint(fr, s, &count, "record count", err));
     if (count < 0)
-        return block_error(fr, err, AVK_ERR_MALFORMED, "negative record count %lld",
-                           (long long)count);
-    AVK_TRY(read_varint(fr, &size, "byte size", err));
+        return slot_error(s, err, AVK_ERR_MALFORMED, "negative record count %lld",
+                          (long long)count);
+    AVK_TRY(read_varint(fr, s, &size, "byte size", err));
     if (size < 0)
-        return block_error(fr, err, AVK_ERR_MALFORMED, "negative byte size %lld",
-                           (long long)size);
+        return slot_error(s, err, AVK_ERR_MALFORMED, "negative byte size %lld",
+                          (long long)size);
     if ((uint64_t)size > fr->max_block_bytes)
-        return block_error(fr, err, AVK_ERR_LIMIT,
-                           "its size of %lld bytes exceeds the limit of %llu (max_block_bytes)",
-                           (long long)size, (unsigned long long)fr->max_block_bytes);
-    fr->cur.offset = fr->blk_offset;
-    fr->cur.index = fr->blk_index;
-    fr->cur.count = count;
-    fr->cur.size = (size_t)size;
+        return slot_error(s, err, AVK_ERR_LIMIT,
+                          "its size of %lld bytes exceeds the limit of %llu (max_block_bytes)",
+                          (long long)size, (unsigned long long)fr->max_block_bytes);
+    s->blk.count = count;
+    s->blk.size = (size_t)size;
     if (!fr->streaming) {
         size_t left = (size_t)(fr->in.end - fr->in.pos);
         if ((uint64_t)size > left)
-            return block_error(fr, err, AVK_ERR_TRUNCATED,
-                               "its size says %lld bytes but only %zu remain in the file",
-                               (long long)size, left);
-        fr->cur.data = fr->in.pos;
+            return slot_error(s, err, AVK_ERR_TRUNCATED,
+                              "its size says %lld bytes but only %zu remain in the file",
+                              (long long)size, left);
+        s->blk.data = fr->in.pos;
         fr->in.pos += size;
     } else {
         if (fr->seekable) {
             uint64_t at = cur_offset(fr);
             uint64_t left = fr->file_len > at ? fr->file_len - at : 0;
             if ((uint64_t)size > left)
-                return block_error(fr, err, AVK_ERR_TRUNCATED,
-                                   "its size says %lld bytes but only %llu remain in the file",
-                                   (long long)size, (unsigned long long)left);
+                return slot_error(s, err, AVK_ERR_TRUNCATED,
+                                  "its size says %lld bytes but only %llu remain in the file",
+                                  (long long)size, (unsigned long long)left);
         }
-        AVK_TRY(read_stored_stream(fr, (size_t)size, err));
-        fr->cur.data = fr->stored.data;
+        AVK_TRY(read_stored_stream(fr, s, (size_t)size, err));
+        s->blk.data = s->stored.data;
     }
     st = avk_reader_read_raw(&fr->in, sync, sizeof sync, err);
     /* A marker cut short ends the file: its bytes are not the start of
      * another block (a stream has consumed them already). */
     if (st == AVK_ERR_TRUNCATED && !fr->streaming)
         fr->in.pos = fr->in.end;
-    fr->cur.end = cur_offset(fr);
-    fr->next_index = fr->blk_index + 1;
+    s->blk.end = cur_offset(fr);
     if (st == AVK_ERR_TRUNCATED) {
-        fr->pending = block_error(fr, &fr->pending_err, AVK_ERR_TRUNCATED,
-                                  "the file ends before the block's sync marker (the block's "
-                                  "%lld records were read)",
-                                  (long long)count);
+        s->pending = slot_error(s, &s->pending_err, AVK_ERR_TRUNCATED,
+                                "the file ends before the block's sync marker (the block's "
+                                "%lld records were read)",
+                                (long long)count);
         return AVK_OK;
     }
     if (st != AVK_OK)
         return st;
     if (memcmp(sync, fr->hdr.sync, sizeof sync) != 0)
-        return block_error(fr, err, AVK_ERR_SYNC,
-                           "the sync marker after its data (at byte %llu) does not match the "
-                           "header's",
-                           (unsigned long long)(fr->cur.end - AVK_FILE_SYNC_SIZE));
+        return slot_error(s, err, AVK_ERR_SYNC,
+                          "the sync marker after its data (at byte %llu) does not match the "
+                          "header's",
+                          (unsigned long long)(s->blk.end - AVK_FILE_SYNC_SIZE));
     return AVK_OK;
 }
 
-/* Decompresses fr->cur and points fr->blk at its records. */
+/* Reads the next block into s, keeping the outcome there. */
+static void read_slot(avk_file_reader *fr, avki_block_slot *s, uint64_t index)
+{
+    s->end = 0;
+    s->pending = AVK_OK;
+    s->decompressed = 0;
+    memset(&s->read_err, 0, sizeof s->read_err);
+    s->read_st = read_block(fr, s, index, &s->read_err);
+}
+
+/* Read-ahead pays only when there is decompressing to hand over. A ring
+ * that cannot be allocated means reading as without threads. */
+static int prefetch_ready(avk_file_reader *fr)
+{
+    if (fr->pf)
+        return 1;
+    if (fr->threads < 2 || fr->hdr.codec == AVK_CODEC_NULL)
+        return 0;
+    if (avki_prefetch_new(&fr->alloc, fr->hdr.codec, (size_t)fr->max_block_data, fr->threads,
+                          &fr->pf) != AVK_OK) {
+        fr->threads = 0;
+        return 0;
+    }
+    return 1;
+}
+
+/* Reads blocks ahead into the free slots and queues them for the workers. */
+static void read_ahead(avk_file_reader *fr)
+{
+    avki_block_slot *s;
+    if (avki_prefetch_queued(fr->pf) == 0) {
+        fr->ra_stop = 0;
+        fr->ra_index = fr->next_index;
+    }
+    while (!fr->ra_stop && (s = avki_prefetch_slot_to_fill(fr->pf)) != NULL) {
+        int whole;
+        read_slot(fr, s, fr->ra_index++);
+        whole = s->read_st == AVK_OK && !s->end;
+        fr->ra_stop = !whole || s->pending != AVK_OK;
+        avki_prefetch_push(fr->pf, whole);
+    }
+}
+
+/* Moves to the next block: the first one read ahead, or one read now
+ * (records: for next/skip, which read ahead; otherwise for next_block,
+ * which only uses up what was read ahead). Sets *end at the clean end.
+ * The block's place becomes the current one whatever happens; statuses
+ * and err those of read_block. */
+static avk_status take_block(avk_file_reader *fr, int records, int *end, avk_error *err)
+{
+    avki_block_slot *s = NULL;
+    *end = 0;
+    if (fr->pf && (avki_prefetch_queued(fr->pf) > 0 || records)) {
+        avki_prefetch_release(fr->pf); /* the last block's slot may be refilled */
+        if (records)
+            read_ahead(fr);
+        s = avki_prefetch_take(fr->pf, records);
+    } else if (records && prefetch_ready(fr)) {
+        read_ahead(fr);
+        s = avki_prefetch_take(fr->pf, records);
+    }
+    if (!s) {
+        s = &fr->one;
+        read_slot(fr, s, fr->next_index);
+    }
+    fr->slot = s;
+    fr->blk_offset = s->blk.offset;
+    fr->blk_index = s->blk.index;
+    if (s->read_st != AVK_OK) {
+        if (err)
+            *err = s->read_err;
+        return s->read_st;
+    }
+    if (s->end) {
+        *end = 1;
+        return AVK_OK;
+    }
+    fr->cur = s->blk;
+    fr->next_index = s->blk.index + 1;
+    if (s->pending != AVK_OK) {
+        fr->pending = s->pending;
+        fr->pending_err = s->pending_err;
+    }
+    return AVK_OK;
+}
+
+/* Decompresses fr->cur (unless a worker did) and points fr->blk at its records. */
 static avk_status open_block(avk_file_reader *fr, avk_error *err)
 {
     const uint8_t *data = fr->cur.data;
     size_t len = fr->cur.size;
     if (fr->hdr.codec != AVK_CODEC_NULL) {
-        avk_status st = avk_codec_decompress(fr->hdr.codec, fr->cur.data, fr->cur.size,
-                                             (size_t)fr->max_block_data, &fr->data, err);
-        if (st != AVK_OK)
-            return wrap_error(fr, err, st, avk_codec_name(fr->hdr.codec));
-        data = fr->data.data;
-        len = fr->data.len;
+        avki_block_slot *s = fr->slot;
+        if (!s->decompressed)
+            avki_block_slot_decompress(s, fr->hdr.codec, (size_t)fr->max_block_data);
+        if (s->st != AVK_OK) {
+            if (err)
+                *err = s->err;
+            return wrap_error(fr, err, s->st, avk_codec_name(fr->hdr.codec));
+        }
+        data = s->data.data;
+        len = s->data.len;
     } else if (len > fr->max_block_data) {
         return block_error(fr, err, AVK_ERR_LIMIT,
                            "%zu bytes of data exceed the limit of %llu (max_block_data)", len,
@@ -604,7 +747,9 @@ static avk_status scan_sync(avk_file_reader *fr, uint64_t from, avk_error *err)
 
 /* In AVK_FILE_SKIP_BAD_BLOCKS mode: reports the damaged block and moves to
  * the next one. rescan says the block's own sync was not trusted, so the
- * next marker is searched from just after the block's start. */
+ * next marker is searched from just after the block's start (read-ahead
+ * stopped at such a block, so the input is where it failed); otherwise the
+ * next block starts after its marker (and may be read ahead already). */
 static avk_status skip_damage(avk_file_reader *fr, const avk_error *why, int rescan,
                               avk_error *err)
 {
@@ -617,7 +762,7 @@ static avk_status skip_damage(avk_file_reader *fr, const avk_error *why, int res
             AVK_TRY(avki_reader_seek_fd(&fr->in, fr->origin, from + 1, err));
         AVK_TRY(scan_sync(fr, fr->streaming ? cur_offset(fr) : from + 1, err));
     }
-    to = cur_offset(fr);
+    to = rescan ? cur_offset(fr) : fr->cur.end;
     fr->remaining = 0;
     fr->pending = AVK_OK;
     fr->stats.bad_blocks++;
@@ -663,7 +808,7 @@ static avk_status next_block_with_records(avk_file_reader *fr, int *end, avk_err
             return fail(fr, p, &fr->pending_err, err);
         }
         memset(&e, 0, sizeof e);
-        st = read_block(fr, end, &e);
+        st = take_block(fr, 1, end, &e);
         stage_read = 1;
         if (st == AVK_OK && *end)
             return AVK_OK;
@@ -779,7 +924,7 @@ avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block
             return fail(fr, p, &fr->pending_err, err);
         }
         memset(&e, 0, sizeof e);
-        st = read_block(fr, &end, &e);
+        st = take_block(fr, 0, &end, &e);
         if (st == AVK_OK) {
             if (end)
                 return AVK_OK;
@@ -829,6 +974,19 @@ static avk_status seek_check(avk_file_reader *fr, const char *fn, avk_error *err
     fr->pending = AVK_OK;
     fr->sticky = AVK_OK;
     fr->next_index = 0;
+    if (fr->pf) {
+        /* Blocks read ahead are dropped and the input goes back to the
+         * first of them, where it would stand without read-ahead (a seek
+         * refused below then leaves the reader as it would without). */
+        const avki_block_slot *ahead = avki_prefetch_head(fr->pf);
+        uint64_t back = ahead ? ahead->blk.offset : 0;
+        avki_prefetch_reset(fr->pf);
+        if (ahead) {
+            if (fr->streaming)
+                return avki_reader_seek_fd(&fr->in, fr->origin, back, err);
+            fr->in.pos = fr->mem + (back - fr->origin);
+        }
+    }
     return AVK_OK;
 }
 

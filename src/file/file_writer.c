@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* getrandom */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -10,13 +11,18 @@
 
 #include "common/alloc_internal.h"
 #include "common/error.h"
+#include "file/file_compress_pool.h"
 #include "file/file_internal.h"
 #include "io/writer_internal.h"
 
 #define DEFAULT_BLOCK_BYTES ((size_t)64 << 10)
 
 struct avk_file_writer {
-    avk_allocator alloc;
+    avk_allocator alloc;     /* the caller's, or raw behind lk when threaded */
+    avk_allocator raw;       /* the caller's: fw itself comes from it */
+    avki_locked_alloc lk;    /* used when pool is */
+    avki_compress_pool *pool; /* compression threads, or NULL */
+    int threaded;            /* lk initialized (threads > 1 and a codec) */
     avk_schema *schema;
     avk_plan *plan;
     avk_codec codec;
@@ -62,14 +68,31 @@ static void random_sync(uint8_t sync[AVK_FILE_SYNC_SIZE])
     }
 }
 
+/* Callers built before `threads` existed pass the shorter size. */
+#define OPTIONS_V1_SIZE offsetof(avk_file_writer_options, threads)
+
+static int options_size_ok(size_t size)
+{
+    return size == sizeof(avk_file_writer_options) || size == OPTIONS_V1_SIZE;
+}
+
+static unsigned options_threads(const avk_file_writer_options *opts)
+{
+    return opts && opts->struct_size == sizeof *opts ? opts->threads : 0;
+}
+
 static avk_status options_check(const avk_file_writer_options *opts, avk_error *err)
 {
     if (!opts)
         return AVK_OK;
-    if (opts->struct_size != sizeof *opts)
+    if (!options_size_ok(opts->struct_size))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_file_writer_options.struct_size is %zu, expected %zu",
                               opts->struct_size, sizeof *opts);
+    if (options_threads(opts) > AVKI_COMPRESS_MAX_THREADS)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "%u compression threads asked for; at most %u",
+                              options_threads(opts), AVKI_COMPRESS_MAX_THREADS);
     if (!avk_codec_name(opts->codec))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "unknown codec %d", (int)opts->codec);
@@ -83,6 +106,9 @@ static avk_status level_check(avk_file_writer *fw, avk_error *err)
         return AVK_OK;
     return avk_codec_compress(fw->codec, fw->level, NULL, 0, &fw->comp, err);
 }
+
+static avk_status emit_block(void *ctx, uint64_t count, const uint8_t *data, size_t size,
+                             avk_error *err);
 
 /* Makes the writer around a schema given as JSON text (so the writer owns
  * its copy); the destination is attached by the caller. */
@@ -102,6 +128,7 @@ static avk_status writer_new(const char *schema_json, size_t schema_len,
                               "out of memory for a file writer");
     memset(fw, 0, sizeof *fw);
     fw->alloc = a;
+    fw->raw = a;
     fw->own_fd = -1;
     fw->out.fd = -1;
     fw->blk.fd = -1;
@@ -109,6 +136,17 @@ static avk_status writer_new(const char *schema_json, size_t schema_len,
     fw->block_records = opts ? opts->block_records : 0;
     fw->codec = opts ? opts->codec : AVK_CODEC_NULL;
     fw->level = opts ? opts->level : 0;
+    /* With threads every allocation goes through one mutex: workers and the
+     * caller allocate at once, and the caller's allocator need not be
+     * thread-safe. */
+    if (options_threads(opts) > 1 && fw->codec != AVK_CODEC_NULL) {
+        st = avki_locked_alloc_init(&fw->lk, &a, &fw->alloc, err);
+        if (st != AVK_OK) {
+            a.free(a.ctx, fw, sizeof *fw);
+            return st;
+        }
+        fw->threaded = 1;
+    }
     avk_buffer_init(&fw->comp, &fw->alloc);
     memset(&so, 0, sizeof so);
     so.struct_size = sizeof so;
@@ -130,6 +168,10 @@ static avk_status writer_new(const char *schema_json, size_t schema_len,
         wo.buffer_size = fw->block_bytes + fw->block_bytes / 8 + 64;
         wo.allocator = &fw->alloc;
         st = avk_writer_init_memory(&fw->blk, &wo, err);
+        if (st == AVK_OK && fw->threaded)
+            st = avki_compress_pool_new(options_threads(opts), fw->codec, fw->level,
+                                        wo.buffer_size, &fw->alloc, emit_block, fw, &fw->pool,
+                                        err);
     }
     if (st != AVK_OK) {
         avk_file_writer_free(fw);
@@ -261,7 +303,8 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_file_writer_append_path: NULL %s", out ? "path" : "out");
     *out = NULL;
-    if (opts && opts->struct_size != sizeof *opts)
+    if (opts && (!options_size_ok(opts->struct_size) ||
+                 options_threads(opts) > AVKI_COMPRESS_MAX_THREADS))
         return options_check(opts, err);
     memset(&ro, 0, sizeof ro);
     ro.struct_size = sizeof ro;
@@ -275,12 +318,10 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
         avk_file_reader_free(fr);
         return st;
     }
+    memset(&wo, 0, sizeof wo);
     if (opts)
-        wo = *opts;
-    else {
-        memset(&wo, 0, sizeof wo);
-        wo.struct_size = sizeof wo;
-    }
+        memcpy(&wo, opts, opts->struct_size); /* an older caller's is shorter */
+    wo.struct_size = sizeof wo;
     wo.codec = avk_file_reader_codec(fr, NULL);
     wo.meta = NULL;
     wo.meta_count = 0;
@@ -343,6 +384,17 @@ static avk_status write_framed(avk_file_writer *fw, int64_t count, const void *d
     return st;
 }
 
+/* The pool's way out: blocks come back here in order, on the caller's
+ * thread. */
+static avk_status emit_block(void *ctx, uint64_t count, const uint8_t *data, size_t size,
+                             avk_error *err)
+{
+    avk_file_writer *fw = (avk_file_writer *)ctx;
+    AVK_TRY(write_framed(fw, (int64_t)count, data, size, err));
+    fw->stats.blocks++;
+    return AVK_OK;
+}
+
 static avk_status write_block(avk_file_writer *fw, avk_error *err)
 {
     size_t len;
@@ -350,6 +402,18 @@ static avk_status write_block(avk_file_writer *fw, avk_error *err)
     avk_status st;
     if (fw->count == 0)
         return AVK_OK;
+    if (fw->pool) {
+        /* Any failure here breaks the writer: an earlier block may already
+         * be lost, so the file cannot be continued. */
+        st = avki_compress_pool_submit(fw->pool, &fw->blk, fw->count, err);
+        if (st != AVK_OK) {
+            fw->broken = st;
+            return st;
+        }
+        fw->stats.bytes_data += len; /* counted once it leaves blk, as stats promise */
+        fw->count = 0;
+        return AVK_OK;
+    }
     if (fw->codec != AVK_CODEC_NULL) {
         st = avk_codec_compress(fw->codec, fw->level, data, len, &fw->comp, err);
         if (st != AVK_OK)
@@ -367,11 +431,33 @@ static avk_status write_block(avk_file_writer *fw, avk_error *err)
     return AVK_OK;
 }
 
+/* The pending block and every block in flight, in order. */
+static avk_status write_all(avk_file_writer *fw, avk_error *err)
+{
+    avk_status st;
+    AVK_TRY(write_block(fw, err));
+    if (!fw->pool)
+        return AVK_OK;
+    st = avki_compress_pool_drain(fw->pool, err);
+    if (st != AVK_OK)
+        fw->broken = st;
+    return st;
+}
+
 static avk_status broken(const avk_file_writer *fw, avk_error *err)
 {
     return avki_error_set(err, fw->broken, AVK_OFFSET_UNKNOWN,
                           "an earlier write to this file failed (%s); the file is incomplete",
                           avk_status_name(fw->broken));
+}
+
+/* A worker failed to compress a block: write the blocks before it, then
+ * report its error (once; later calls report the writer broken). */
+static __attribute__((noinline, cold)) avk_status pool_failed(avk_file_writer *fw, avk_error *err)
+{
+    avk_status st = avki_compress_pool_drain(fw->pool, err);
+    fw->broken = st != AVK_OK ? st : AVK_ERR_CODEC;
+    return fw->broken;
 }
 
 avk_writer *avk_file_writer_record_begin(avk_file_writer *fw)
@@ -393,6 +479,10 @@ avk_status avk_file_writer_record_end(avk_file_writer *fw, int commit, avk_error
     if (AVK_UNLIKELY(fw->broken != AVK_OK)) {
         fw->blk.pos = fw->blk.buf + fw->mark;
         return broken(fw, err);
+    }
+    if (fw->pool && AVK_UNLIKELY(avki_compress_pool_failed(fw->pool))) {
+        fw->blk.pos = fw->blk.buf + fw->mark;
+        return pool_failed(fw, err);
     }
     fw->count++;
     fw->stats.records++;
@@ -444,7 +534,7 @@ avk_status avk_file_writer_append_block(avk_file_writer *fw, int64_t count, cons
                                          : "NULL argument");
     if (fw->broken != AVK_OK)
         return broken(fw, err);
-    AVK_TRY(write_block(fw, err));
+    AVK_TRY(write_all(fw, err));
     AVK_TRY(write_framed(fw, count, data, size, err));
     fw->stats.blocks++;
     fw->stats.records += (uint64_t)count;
@@ -459,7 +549,7 @@ avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err)
                               "avk_file_writer_flush: NULL writer");
     if (fw->broken != AVK_OK)
         return broken(fw, err);
-    AVK_TRY(write_block(fw, err));
+    AVK_TRY(write_all(fw, err));
     st = avk_writer_flush(&fw->out, err);
     if (st != AVK_OK)
         fw->broken = st;
@@ -487,7 +577,8 @@ void avk_file_writer_free(avk_file_writer *fw)
     avk_allocator a;
     if (!fw)
         return;
-    a = fw->alloc;
+    a = fw->raw;
+    avki_compress_pool_free(fw->pool); /* joins the workers before anything they use goes */
     avk_plan_free(fw->plan);
     avk_schema_free(fw->schema);
     avk_writer_destroy(&fw->out);
@@ -495,5 +586,7 @@ void avk_file_writer_free(avk_file_writer *fw)
     avk_buffer_destroy(&fw->comp);
     if (fw->own_fd >= 0)
         close(fw->own_fd);
+    if (fw->threaded)
+        avki_locked_alloc_destroy(&fw->lk);
     a.free(a.ctx, fw, sizeof *fw);
 }

@@ -1,7 +1,10 @@
-/* Unit tests for object container files: round trips with every codec, metadata, appending, seeking, splitting, every bad-file class, skip mode, allocation failures. */
+/* Unit tests for object container files: round trips with every codec, metadata, appending, seeking, splitting, every bad-file class, skip mode, allocation failures; reading ones again with decompression threads. */
 #define _DEFAULT_SOURCE 1
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,113 @@
 #include "avrokit/file.h"
 #include "failalloc.h"
 #include "guard.h"
+
+/* ---- decompression threads ------------------------------------------------------------- */
+
+/* Reading tests run with options.threads 0, then 2 and 4 (every reader the
+ * file opens gets it, through the wrappers below), expecting the very same
+ * records, errors, places and stats. */
+static unsigned g_threads;
+
+static const avk_file_reader_options *with_threads(const avk_file_reader_options *o,
+                                                   avk_file_reader_options *buf)
+{
+    if (!g_threads)
+        return o;
+    if (o) {
+        *buf = *o;
+    } else {
+        memset(buf, 0, sizeof *buf);
+        buf->struct_size = sizeof *buf;
+    }
+    if (buf->struct_size == sizeof *buf) /* a bad or older size stays as it is */
+        buf->threads = g_threads;
+    return buf;
+}
+
+static avk_status t_open_memory(const void *data, size_t len, const avk_file_reader_options *o,
+                                avk_file_reader **out, avk_error *err)
+{
+    avk_file_reader_options b;
+    return avk_file_reader_open_memory(data, len, with_threads(o, &b), out, err);
+}
+
+static avk_status t_open_path(const char *path, const avk_file_reader_options *o,
+                              avk_file_reader **out, avk_error *err)
+{
+    avk_file_reader_options b;
+    return avk_file_reader_open_path(path, with_threads(o, &b), out, err);
+}
+
+static avk_status t_open_fd(int fd, const avk_file_reader_options *o, avk_file_reader **out,
+                            avk_error *err)
+{
+    avk_file_reader_options b;
+    return avk_file_reader_open_fd(fd, with_threads(o, &b), out, err);
+}
+
+#define avk_file_reader_open_memory t_open_memory
+#define avk_file_reader_open_path t_open_path
+#define avk_file_reader_open_fd t_open_fd
+
+/* An allocator made safe for the reader's workers by a mutex around another. */
+typedef struct locked_alloc {
+    avk_allocator allocator;
+    const avk_allocator *inner;
+    pthread_mutex_t mu;
+} locked_alloc;
+
+static void *la_alloc(void *ctx, size_t n)
+{
+    locked_alloc *l = (locked_alloc *)ctx;
+    void *p;
+    pthread_mutex_lock(&l->mu);
+    p = l->inner->alloc(l->inner->ctx, n);
+    pthread_mutex_unlock(&l->mu);
+    return p;
+}
+
+static void *la_realloc(void *ctx, void *q, size_t old, size_t n)
+{
+    locked_alloc *l = (locked_alloc *)ctx;
+    void *p;
+    pthread_mutex_lock(&l->mu);
+    p = l->inner->realloc(l->inner->ctx, q, old, n);
+    pthread_mutex_unlock(&l->mu);
+    return p;
+}
+
+static void la_free(void *ctx, void *q, size_t n)
+{
+    locked_alloc *l = (locked_alloc *)ctx;
+    pthread_mutex_lock(&l->mu);
+    l->inner->free(l->inner->ctx, q, n);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void locked_alloc_init(locked_alloc *l, const avk_allocator *inner)
+{
+    l->allocator.alloc = la_alloc;
+    l->allocator.realloc = la_realloc;
+    l->allocator.free = la_free;
+    l->allocator.ctx = l;
+    l->inner = inner;
+    pthread_mutex_init(&l->mu, NULL);
+}
+
+/* Threads of this process (entries of /proc/self/task). */
+static int thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    int n = 0;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
 
 static const avk_codec all_codecs[] = {AVK_CODEC_NULL,      AVK_CODEC_DEFLATE, AVK_CODEC_SNAPPY,
                                        AVK_CODEC_ZSTANDARD, AVK_CODEC_BZIP2,   AVK_CODEC_XZ};
@@ -216,6 +326,7 @@ static avk_file_reader_options ropts(unsigned flags)
     memset(&o, 0, sizeof o);
     o.struct_size = sizeof o;
     o.flags = flags;
+    o.threads = g_threads;
     return o;
 }
 
@@ -1148,6 +1259,7 @@ static void test_seek_sync_every_offset(void **state)
         memset(&ro, 0, sizeof ro);
         ro.struct_size = sizeof ro;
         ro.flags = ci / 2 == 2 ? AVK_FILE_MAP : 0;
+        ro.threads = g_threads;
         p[0] = 0;
         if (ci / 2 == 0) {
             fr = open_mem(&f, NULL);
@@ -2267,6 +2379,7 @@ static void test_failing_allocator_read(void **state)
             done = 0;
             for (n = 1; !done && n < 100000; n++) {
                 avkt_failalloc fa;
+                locked_alloc la;
                 avk_file_reader_options o = ropts(0);
                 avk_arena_options ao;
                 avk_file_reader *fr = NULL;
@@ -2278,11 +2391,12 @@ static void test_failing_allocator_read(void **state)
                 avk_status st;
                 int more = 1, got = 0, fd = -1;
                 avkt_failalloc_init(&fa, n);
-                o.allocator = &fa.allocator;
+                locked_alloc_init(&la, &fa.allocator); /* the workers allocate too */
+                o.allocator = &la.allocator;
                 memset(&ao, 0, sizeof ao);
                 ao.struct_size = sizeof ao;
-                ao.allocator = &fa.allocator;
-                avk_buffer_init(&buf, &fa.allocator);
+                ao.allocator = &la.allocator;
+                avk_buffer_init(&buf, &la.allocator);
                 st = avk_arena_new(&ao, &a, &err);
                 if (st == AVK_OK) {
                     if (how == 0)
@@ -2311,7 +2425,10 @@ static void test_failing_allocator_read(void **state)
                 }
                 if (st == AVK_OK) {
                     assert_int_equal(got, 10);
-                    assert_int_equal(fa.failures, 0);
+                    /* (with threads, a read-ahead ring that cannot be
+                     * allocated means reading without: no error) */
+                    if (!g_threads)
+                        assert_int_equal(fa.failures, 0);
                     done = 1;
                 } else {
                     if (st != AVK_ERR_NO_MEMORY)
@@ -2324,6 +2441,7 @@ static void test_failing_allocator_read(void **state)
                 avk_buffer_destroy(&buf);
                 if (fd >= 0)
                     close(fd);
+                pthread_mutex_destroy(&la.mu);
                 if (fa.live_blocks != 0 || fa.size_mismatches != 0 || fa.bad_frees != 0)
                     fail_msg("%s, how %d, failing %ld: %ld blocks leaked, %ld size mismatches, "
                              "%ld bad frees",
@@ -2417,6 +2535,199 @@ static void test_failing_allocator_write(void **state)
     avk_schema_free(s);
 }
 
+/* ---- decompression threads --------------------------------------------------------------- */
+
+/* Workers start on the first block to decompress (none for the null
+ * codec, none with threads 0 or 1), at most 63, and free joins them, also
+ * with blocks in flight in the middle of a file. */
+static void test_threads_workers(void **state)
+{
+    avk_schema *s = AVKT_PARSE(REC_SCHEMA);
+    const avk_type *t = avk_schema_root(s);
+    int base = thread_count(), how;
+    char p[64];
+    (void)state;
+    tmp_path(p);
+    for (how = 0; how < 8; how++) {
+        /* deflate / null, memory / path, threads 4 / 1 / 1000 */
+        avk_codec c = how == 1 || how == 5 ? AVK_CODEC_NULL : how == 6 ? AVK_CODEC_XZ
+                                                                       : AVK_CODEC_DEFLATE;
+        unsigned th = how == 4 ? 1 : how == 7 ? 1000 : 4;
+        int workers = c == AVK_CODEC_NULL || th < 2 ? 0 : th > 64 ? 63 : (int)th - 1;
+        avk_file_writer_options wo = wopts(c, 0, 1, SYNC);
+        avk_file_reader_options o = ropts(0);
+        avk_file_reader_stats rs;
+        avk_file_reader *fr = NULL;
+        avk_arena *a = arena_new();
+        avk_value v;
+        avk_error err;
+        int more, i;
+        bb f;
+        write_file(s, &wo, 80, &f);
+        o.threads = th;
+        if (how % 2 == 0) {
+            write_whole(p, f.p, f.len);
+            AVKT_OK(avk_file_reader_open_path(p, &o, &fr, &err));
+        } else {
+            AVKT_OK(avk_file_reader_open_memory(f.p, f.len, &o, &fr, &err));
+        }
+        assert_int_equal(thread_count(), base); /* none before the first block */
+        if (how == 2) { /* freed before reading anything */
+            avk_file_reader_free(fr);
+            avk_arena_free(a);
+            bb_free(&f);
+            continue;
+        }
+        for (i = 0; i < 3; i++)
+            AVKT_OK(avk_file_reader_next(fr, a, &v, &more, &err));
+        assert_int_equal(thread_count(), base + workers);
+        avk_file_reader_get_stats(fr, &rs);
+        AVKT_ASSERT_I64_EQ(rs.blocks, 3); /* blocks read ahead are not counted yet */
+        AVKT_ASSERT_I64_EQ(rs.records, 3);
+        if (how == 3) {
+            /* Then all of it, and a seek back and all of it again. */
+            avk_file_reader_free(fr);
+            fr = open_mem(&f, &o);
+            expect_records(fr, t, 0, 80);
+            AVKT_OK(avk_file_reader_seek_sync(fr, 0, &err));
+            expect_records(fr, t, 0, 80);
+        }
+        avk_file_reader_free(fr); /* mid-file, blocks in flight */
+        assert_int_equal(thread_count(), base);
+        avk_arena_free(a);
+        bb_free(&f);
+    }
+    unlink(p);
+    avk_schema_free(s);
+}
+
+/* Options of the size before threads was added are accepted (threads 0). */
+static void test_threads_options_size(void **state)
+{
+    avk_file_reader_options o = ropts(0);
+    avk_file_reader *fr = NULL;
+    avk_error err;
+    craft c;
+    (void)state;
+    craft_two_good(&c, AVK_CODEC_DEFLATE);
+    o.threads = 3;
+    o.struct_size = offsetof(avk_file_reader_options, allocator) + sizeof(const avk_allocator *);
+    read_longs(c.b.p, c.b.len, &o, 6, 0, AVK_OK, 0, 0);
+    o.struct_size = sizeof o + 8;
+    AVKT_ASSERT_STATUS(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err),
+                       AVK_ERR_INVALID_ARGUMENT);
+    assert_null(fr);
+    craft_free(&c);
+}
+
+/* next, next_block and seek_block mixed, on memory, a file and a pipe:
+ * the same records and blocks with 0, 2 and 4 threads. */
+static void test_threads_mixed_calls(void **state)
+{
+    craft c;
+    char p[64];
+    int how, k;
+    (void)state;
+    craft_header(&c, "\"long\"", "deflate");
+    for (k = 0; k < 12; k++)
+        craft_block(&c, AVK_CODEC_DEFLATE, 3);
+    tmp_path(p);
+    write_whole(p, c.b.p, c.b.len);
+    for (how = 0; how < 3; how++) {
+        int64_t seen[3][64];
+        unsigned th;
+        for (th = 0; th <= 4; th += 2) {
+            avk_file_reader_options o = ropts(0);
+            avk_file_reader *fr = NULL;
+            avk_arena *a = arena_new();
+            avk_file_block blk;
+            avk_value v;
+            avk_error err;
+            int more, n = 0, pipefd[2] = {-1, -1}, i;
+            o.threads = th;
+            if (how == 0) {
+                AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+            } else if (how == 1) {
+                AVKT_OK(avk_file_reader_open_path(p, &o, &fr, &err));
+            } else {
+                assert_true(c.b.len < 65536);
+                assert_int_equal(pipe(pipefd), 0);
+                assert_int_equal(write(pipefd[1], c.b.p, c.b.len), (ssize_t)c.b.len);
+                close(pipefd[1]);
+                AVKT_OK(avk_file_reader_open_fd(pipefd[0], &o, &fr, &err));
+            }
+            /* 4 records (into block 1), 2 blocks (2 and 3), 5 records,
+             * the block offset, a block, then records to the end. */
+            for (i = 0; i < 4; i++) {
+                AVKT_OK(avk_file_reader_next(fr, a, &v, &more, &err));
+                seen[th / 2][n++] = v.u.l;
+            }
+            for (i = 0; i < 2; i++) {
+                AVKT_OK(avk_file_reader_next_block(fr, &blk, &more, &err));
+                assert_int_equal(more, 1);
+                AVKT_ASSERT_I64_EQ(blk.offset, c.off[2 + i]);
+                seen[th / 2][n++] = (int64_t)blk.offset;
+            }
+            for (i = 0; i < 5; i++) {
+                AVKT_OK(avk_file_reader_next(fr, a, &v, &more, &err));
+                seen[th / 2][n++] = v.u.l;
+            }
+            seen[th / 2][n++] = (int64_t)avk_file_reader_block_offset(fr);
+            AVKT_OK(avk_file_reader_next_block(fr, &blk, &more, &err));
+            seen[th / 2][n++] = (int64_t)blk.offset;
+            if (how < 2) {
+                /* back to block 5, whose records follow */
+                AVKT_OK(avk_file_reader_seek_block(fr, c.off[5], &err));
+                seen[th / 2][n++] = (int64_t)avk_file_reader_block_offset(fr);
+                /* a refused seek leaves the place as it was */
+                AVKT_ASSERT_STATUS(avk_file_reader_seek_block(fr, 3, &err),
+                                   AVK_ERR_INVALID_ARGUMENT);
+            }
+            for (;;) {
+                AVKT_OK(avk_file_reader_next(fr, a, &v, &more, &err));
+                if (!more)
+                    break;
+                assert_true(n < 63);
+                seen[th / 2][n++] = v.u.l;
+            }
+            seen[th / 2][n++] = -1;
+            if (th > 0)
+                assert_memory_equal(seen[0], seen[th / 2], sizeof(int64_t) * (size_t)n);
+            avk_file_reader_free(fr);
+            if (pipefd[0] >= 0)
+                close(pipefd[0]);
+            avk_arena_free(a);
+        }
+    }
+    unlink(p);
+    craft_free(&c);
+}
+
+static int threads_2(void **state)
+{
+    (void)state;
+    g_threads = 2;
+    return 0;
+}
+
+static int threads_4(void **state)
+{
+    (void)state;
+    g_threads = 4;
+    return 0;
+}
+
+static int threads_off(void **state)
+{
+    (void)state;
+    g_threads = 0;
+    return 0;
+}
+
+/* A reading test again with 2 and 4 threads. */
+#define THREADED(t) cmocka_unit_test_setup_teardown(t, threads_2, threads_off), \
+                    cmocka_unit_test_setup_teardown(t, threads_4, threads_off)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2441,6 +2752,19 @@ int main(void)
         cmocka_unit_test(test_skip_bad_blocks),
         cmocka_unit_test(test_failing_allocator_read),
         cmocka_unit_test(test_failing_allocator_write),
+        cmocka_unit_test(test_threads_workers),
+        cmocka_unit_test(test_threads_options_size),
+        cmocka_unit_test(test_threads_mixed_calls),
+        THREADED(test_round_trips),
+        THREADED(test_destinations),
+        THREADED(test_seek_sync_every_offset),
+        THREADED(test_split),
+        THREADED(test_seek_block),
+        THREADED(test_bad_blocks),
+        THREADED(test_zero_count_leftover),
+        THREADED(test_every_prefix),
+        THREADED(test_skip_bad_blocks),
+        THREADED(test_failing_allocator_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
