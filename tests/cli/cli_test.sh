@@ -583,7 +583,49 @@ fi
 
 if [ -z "$interop" ] || [ ! -d "$apache" ]; then
   echo "SKIP: interop data not found at '$apache'; the shared apache/avro test data is expected beside the source tree at ../shared/interop"
-  echo "cli_test: $checks checks, $failures failures"
+  # ---- schema resolution: schema compat, tojson and cat --reader-schema ------
+cat >"$tmp/rw.avsc" <<'EOF'
+{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"},
+ {"name":"c","type":{"type":"enum","name":"E","symbols":["X","Y"]}}]}
+EOF
+cat >"$tmp/rr.avsc" <<'EOF'
+{"type":"record","name":"R","fields":[{"name":"c","type":{"type":"enum","name":"E","symbols":["Y","X"]}},
+ {"name":"aa","aliases":["a"],"type":"double"},{"name":"d","type":"string","default":"dd"}]}
+EOF
+cat >"$tmp/rbad.avsc" <<'EOF'
+{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"age","type":"int"}]}
+EOF
+run schema compat "$tmp/rw.avsc" "$tmp/rr.avsc"
+expect_rc 0 "compat: compatible" && expect_eq "$out" "compatible" "compat verdict"
+run schema compat "$tmp/rw.avsc" "$tmp/rbad.avsc"
+expect_rc 1 "compat: incompatible" && expect_eq "$out" "incompatible
+  reader R.fields[1], writer R: \"age\": no default and not in writer" "compat problem listed"
+run schema compat --full "$tmp/rw.avsc" "$tmp/rr.avsc"
+expect_rc 1 "compat --full" && expect_eq "$out" "writer -> reader: compatible
+reader -> writer: incompatible
+  reader R.fields[0], writer R: \"a\": no default and not in writer
+  reader R.fields[1], writer R: \"b\": no default and not in writer" "compat --full lists both ways (aliases work reader-side only)"
+run schema compat --quiet "$tmp/rw.avsc" "$tmp/rbad.avsc"
+expect_rc 1 "compat --quiet" && expect_eq "$out" "" "compat --quiet prints nothing"
+run schema compat "$tmp/rw.avsc"
+expect_rc 2 "compat with one schema" && expect_contains "$err" "needs WRITER.avsc and READER.avsc" "compat usage"
+printf '{"a":1,"b":"x","c":"X"}\n{"a":-2,"b":"y","c":"Y"}\n' >"$tmp/r.json"
+run fromjson --schema "$tmp/rw.avsc" "$tmp/r.json" "$tmp/r.avro"
+expect_rc 0 "fromjson for resolution"
+run tojson --reader-schema "$tmp/rr.avsc" "$tmp/r.avro"
+expect_rc 0 "tojson --reader-schema" && expect_eq "$out" '{"c":"X","aa":1.0,"d":"dd"}
+{"c":"Y","aa":-2.0,"d":"dd"}' "tojson through the reader schema"
+run tojson --reader-schema "$tmp/rbad.avsc" "$tmp/r.avro"
+expect_rc 1 "tojson --reader-schema unresolvable" && expect_contains "$err" "\"age\": no default and not in writer" "unresolvable reader schema said"
+run cat --reader-schema "$tmp/rr.avsc" "$tmp/r.avro" "$tmp/r.avro" -o "$tmp/rcat.avro"
+expect_rc 0 "cat --reader-schema"
+run tojson "$tmp/rcat.avro"
+expect_rc 0 "tojson of cat --reader-schema" && expect_eq "$out" '{"c":"X","aa":1.0,"d":"dd"}
+{"c":"Y","aa":-2.0,"d":"dd"}
+{"c":"X","aa":1.0,"d":"dd"}
+{"c":"Y","aa":-2.0,"d":"dd"}' "cat wrote the records in the reader schema"
+
+echo "cli_test: $checks checks, $failures failures"
   [ "$failures" -eq 0 ]
   exit
 fi
@@ -729,6 +771,48 @@ EOF
 else
   echo "SKIP: py_fingerprint_examples.json rows (python3 or the table missing)"
 fi
+
+# ---- schema resolution: schema compat, tojson and cat --reader-schema ------
+cat >"$tmp/rw.avsc" <<'EOF'
+{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"},
+ {"name":"c","type":{"type":"enum","name":"E","symbols":["X","Y"]}}]}
+EOF
+cat >"$tmp/rr.avsc" <<'EOF'
+{"type":"record","name":"R","fields":[{"name":"c","type":{"type":"enum","name":"E","symbols":["Y","X"]}},
+ {"name":"aa","aliases":["a"],"type":"double"},{"name":"d","type":"string","default":"dd"}]}
+EOF
+cat >"$tmp/rbad.avsc" <<'EOF'
+{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"age","type":"int"}]}
+EOF
+run schema compat "$tmp/rw.avsc" "$tmp/rr.avsc"
+expect_rc 0 "compat: compatible" && expect_eq "$out" "compatible" "compat verdict"
+run schema compat "$tmp/rw.avsc" "$tmp/rbad.avsc"
+expect_rc 1 "compat: incompatible" && expect_eq "$out" "incompatible
+  reader R.fields[1], writer R: \"age\": no default and not in writer" "compat problem listed"
+run schema compat --full "$tmp/rw.avsc" "$tmp/rr.avsc"
+expect_rc 1 "compat --full" && expect_eq "$out" "writer -> reader: compatible
+reader -> writer: incompatible
+  reader R.fields[0], writer R: \"a\": no default and not in writer
+  reader R.fields[1], writer R: \"b\": no default and not in writer" "compat --full lists both ways (aliases work reader-side only)"
+run schema compat --quiet "$tmp/rw.avsc" "$tmp/rbad.avsc"
+expect_rc 1 "compat --quiet" && expect_eq "$out" "" "compat --quiet prints nothing"
+run schema compat "$tmp/rw.avsc"
+expect_rc 2 "compat with one schema" && expect_contains "$err" "needs WRITER.avsc and READER.avsc" "compat usage"
+printf '{"a":1,"b":"x","c":"X"}\n{"a":-2,"b":"y","c":"Y"}\n' >"$tmp/r.json"
+run fromjson --schema "$tmp/rw.avsc" "$tmp/r.json" "$tmp/r.avro"
+expect_rc 0 "fromjson for resolution"
+run tojson --reader-schema "$tmp/rr.avsc" "$tmp/r.avro"
+expect_rc 0 "tojson --reader-schema" && expect_eq "$out" '{"c":"X","aa":1.0,"d":"dd"}
+{"c":"Y","aa":-2.0,"d":"dd"}' "tojson through the reader schema"
+run tojson --reader-schema "$tmp/rbad.avsc" "$tmp/r.avro"
+expect_rc 1 "tojson --reader-schema unresolvable" && expect_contains "$err" "\"age\": no default and not in writer" "unresolvable reader schema said"
+run cat --reader-schema "$tmp/rr.avsc" "$tmp/r.avro" "$tmp/r.avro" -o "$tmp/rcat.avro"
+expect_rc 0 "cat --reader-schema"
+run tojson "$tmp/rcat.avro"
+expect_rc 0 "tojson of cat --reader-schema" && expect_eq "$out" '{"c":"X","aa":1.0,"d":"dd"}
+{"c":"Y","aa":-2.0,"d":"dd"}
+{"c":"X","aa":1.0,"d":"dd"}
+{"c":"Y","aa":-2.0,"d":"dd"}' "cat wrote the records in the reader schema"
 
 echo "cli_test: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

@@ -16,6 +16,8 @@ static const char *const help =
     "order, into one container file OUT.avro ('-': standard output). The files must\n"
     "share one schema (the same Parsing Canonical Form); the output has the first\n"
     "file's schema, user metadata and, unless --codec says otherwise, codec.\n"
+    "With --reader-schema the files may have any schemas that resolve to it: each\n"
+    "record is read through it and the output has that schema.\n"
     "Records are decoded and encoded again; see concat to copy whole blocks.\n"
     "\n"
     "Options:\n"
@@ -26,6 +28,7 @@ static const char *const help =
     "  --limit N         write at most N records\n"
     "  --samplerate R    keep each record with probability R (0 to 1)\n"
     "  --seed S          seed of the sampling, for the same choice on every run\n"
+    "  --reader-schema S read every file through the schema in file S\n"
     "  --quiet           no progress line on standard error\n"
     "  -h, --help        show this help and exit\n"
     "\n"
@@ -85,13 +88,24 @@ static int copy_records(cat_state *s, const char *path, avk_file_reader *fr)
     return AVKCLI_OK;
 }
 
-/* Opens input i (the first is already open) and checks its schema. */
+/* Opens an input through the reader schema, when there is one. */
+static int open_input(const char *path, const avk_schema *reader_schema, avk_file_reader **out)
+{
+    avk_file_reader_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.struct_size = sizeof ro;
+    ro.reader_schema = reader_schema;
+    return avkcli_reader_open(path, &ro, out);
+}
+
+/* Opens input i (the first is already open) and checks its schema (any
+ * schema resolving to reader_schema when there is one). */
 static int open_same(const char *path, const char *first, const char *canon,
-                     avk_file_reader **out)
+                     const avk_schema *reader_schema, avk_file_reader **out)
 {
     char *c;
-    int rc = avkcli_reader_open(path, NULL, out);
-    if (rc != AVKCLI_OK)
+    int rc = open_input(path, reader_schema, out);
+    if (rc != AVKCLI_OK || reader_schema)
         return rc;
     c = avkcli_canonical(avk_schema_root(avk_file_reader_schema(*out)));
     if (!c || strcmp(c, canon) != 0) {
@@ -111,7 +125,8 @@ static int open_same(const char *path, const char *first, const char *canon,
 int avkcli_cmd_cat(int argc, char **argv)
 {
     const char *output = NULL, *codec = NULL, *level = NULL, *offset = NULL, *limit = NULL,
-               *rate = NULL, *seed = NULL;
+               *rate = NULL, *seed = NULL, *reader_path = NULL;
+    avk_schema *reader_schema = NULL;
     int quiet = 0, help_wanted, rc;
     size_t npos, i;
     char **pos, *canon = NULL;
@@ -129,6 +144,7 @@ int avkcli_cmd_cat(int argc, char **argv)
         {"--limit", 0, &limit, NULL, "a number of records"},
         {"--samplerate", 0, &rate, NULL, "a probability from 0 to 1"},
         {"--seed", 0, &seed, NULL, "a whole number"},
+        {"--reader-schema", 0, &reader_path, NULL, "a schema file"},
         {"--quiet", 'q', NULL, &quiet, NULL},
     };
     memset(&s, 0, sizeof s);
@@ -164,6 +180,8 @@ int avkcli_cmd_cat(int argc, char **argv)
         rc = avkcli_usage_error(PREFIX, "missing -o OUT.avro ('-' for standard output)");
     if (rc == AVKCLI_OK && npos == 0)
         rc = avkcli_usage_error(PREFIX, "missing FILE (use '-' for standard input)");
+    if (rc == AVKCLI_OK && reader_path)
+        rc = avkcli_load_schema(reader_path, &reader_schema);
     if (rc != AVKCLI_OK) {
         free(pos);
         return rc;
@@ -172,7 +190,7 @@ int avkcli_cmd_cat(int argc, char **argv)
 
     rc = avkcli_check_output(output, pos, npos);
     if (rc == AVKCLI_OK)
-        rc = avkcli_reader_open(pos[0], NULL, &first);
+        rc = open_input(pos[0], reader_schema, &first);
     if (rc == AVKCLI_OK && !(canon = avkcli_canonical(avk_schema_root(
                                  avk_file_reader_schema(first)))))
         rc = AVKCLI_FAIL;
@@ -187,7 +205,9 @@ int avkcli_cmd_cat(int argc, char **argv)
         wo.codec = avk_file_reader_codec(first, NULL);
         avkcli_parse_codec(PREFIX, codec, &wo.codec);
         avkcli_parse_int(PREFIX, "--level", level, &wo.level);
-        rc = avkcli_writer_open(output, avk_file_reader_schema(first), &wo, &s.fw);
+        rc = avkcli_writer_open(output,
+                                reader_schema ? reader_schema : avk_file_reader_schema(first),
+                                &wo, &s.fw);
     }
     if (rc == AVKCLI_OK) {
         for (i = 0; i < npos; i++)
@@ -197,7 +217,7 @@ int avkcli_cmd_cat(int argc, char **argv)
             fr = first;
             avkcli_progress_end(&s.prog); /* messages of the open print cleanly */
             if (i > 0)
-                rc = open_same(pos[i], pos[0], canon, &fr);
+                rc = open_same(pos[i], pos[0], canon, reader_schema, &fr);
             if (rc == AVKCLI_OK)
                 rc = copy_records(&s, pos[i], fr);
             if (i > 0)
@@ -208,6 +228,7 @@ int avkcli_cmd_cat(int argc, char **argv)
     }
     avk_file_reader_free(first);
     avk_arena_free(s.arena);
+    avk_schema_free(reader_schema);
     free(meta);
     free(canon);
     free(pos);

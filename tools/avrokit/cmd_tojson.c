@@ -17,24 +17,33 @@ static const char *const help =
     "whatever the file's size.\n"
     "\n"
     "Options:\n"
-    "  --pretty     indent each record over several lines\n"
-    "  --head N     stop after N records (over all files)\n"
-    "  --quiet      no progress line on standard error\n"
-    "  -h, --help   show this help and exit\n"
+    "  --pretty              indent each record over several lines\n"
+    "  --head N              stop after N records (over all files)\n"
+    "  --reader-schema S     read the records through the schema in file S (schema\n"
+    "                        resolution: fields S lacks are left out, fields the\n"
+    "                        file lacks take their defaults, promotions applied)\n"
+    "  --quiet               no progress line on standard error\n"
+    "  -h, --help            show this help and exit\n"
     "\n"
     "Example:\n"
-    "  " PREFIX " --head 3 users.avro\n";
+    "  " PREFIX " --head 3 users.avro\n"
+    "  " PREFIX " --reader-schema user-v2.avsc users.avro\n";
 
 /* Writes the records of one file; *left counts down --head. */
-static int dump(const char *path, unsigned flags, uint64_t *left, avk_arena *arena, avk_writer *w,
-                avkcli_progress *prog, uint64_t *records, uint64_t *bytes_before)
+static int dump(const char *path, unsigned flags, const avk_schema *reader_schema, uint64_t *left,
+                avk_arena *arena, avk_writer *w, avkcli_progress *prog, uint64_t *records,
+                uint64_t *bytes_before)
 {
     avk_file_reader *fr;
+    avk_file_reader_options ro;
     avk_value v;
     avk_error err;
     avk_status st = AVK_OK;
     int more = 1, rc;
-    rc = avkcli_reader_open(path, NULL, &fr);
+    memset(&ro, 0, sizeof ro);
+    ro.struct_size = sizeof ro;
+    ro.reader_schema = reader_schema;
+    rc = avkcli_reader_open(path, &ro, &fr);
     if (rc != AVKCLI_OK)
         return rc;
     while (*left) {
@@ -71,7 +80,8 @@ static int dump(const char *path, unsigned flags, uint64_t *left, avk_arena *are
 
 int avkcli_cmd_tojson(int argc, char **argv)
 {
-    const char *head = NULL;
+    const char *head = NULL, *reader_path = NULL;
+    avk_schema *reader_schema = NULL;
     int pretty = 0, quiet = 0, help_wanted, rc;
     uint64_t left = UINT64_MAX, records = 0, bytes = 0, total = 0;
     size_t npos, i;
@@ -83,6 +93,7 @@ int avkcli_cmd_tojson(int argc, char **argv)
     const avkcli_option opts[] = {
         {"--pretty", 0, NULL, &pretty, NULL},
         {"--head", 0, &head, NULL, "a number of records"},
+        {"--reader-schema", 0, &reader_path, NULL, "a schema file"},
         {"--quiet", 'q', NULL, &quiet, NULL},
     };
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
@@ -99,12 +110,15 @@ int avkcli_cmd_tojson(int argc, char **argv)
         rc = avkcli_parse_u64(PREFIX, "--head", head, &left);
     if (rc == AVKCLI_OK && npos == 0)
         rc = avkcli_usage_error(PREFIX, "missing FILE (use '-' for standard input)");
+    if (rc == AVKCLI_OK && reader_path)
+        rc = avkcli_load_schema(reader_path, &reader_schema);
     if (rc != AVKCLI_OK) {
         free(pos);
         return rc;
     }
     if (avk_arena_new(NULL, &arena, &err) != AVK_OK) {
         fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
+        avk_schema_free(reader_schema);
         free(pos);
         return AVKCLI_FAIL;
     }
@@ -114,8 +128,8 @@ int avkcli_cmd_tojson(int argc, char **argv)
             total += avkcli_file_size(pos[i]);
         avkcli_progress_start(&prog, "tojson", total, 0, quiet);
         for (i = 0; i < npos && rc == AVKCLI_OK && left; i++)
-            rc = dump(pos[i], pretty ? AVK_JSON_PRETTY : 0, &left, arena, &w, &prog, &records,
-                      &bytes);
+            rc = dump(pos[i], pretty ? AVK_JSON_PRETTY : 0, reader_schema, &left, arena, &w,
+                      &prog, &records, &bytes);
         avkcli_progress_end(&prog);
         if (rc == AVKCLI_OK)
             rc = avkcli_stdout_close(&w, AVK_OK, NULL);
@@ -123,6 +137,7 @@ int avkcli_cmd_tojson(int argc, char **argv)
             avk_writer_destroy(&w);
     }
     avk_arena_free(arena);
+    avk_schema_free(reader_schema);
     free(pos);
     return rc;
 }
