@@ -40,17 +40,26 @@ struct Codec {
     avk_codec avk;
     int level;         // avrokit level; 0 for the codec's default
     const char *avroc; // avro-c's name, or nullptr when only avrokit rows run
+    unsigned threads;  // avrokit worker threads (options.threads); 0: none
 };
 
 // avro-c 1.11 has null, deflate, snappy and lzma (raw LZMA2 under a
 // nonstandard name), no zstandard or bzip2.
 const Codec kCodecs[] = {
-    {"null", AVK_CODEC_NULL, 0, "null"},
-    {"deflate", AVK_CODEC_DEFLATE, kDeflateLevel, "deflate"},
-    {"snappy", AVK_CODEC_SNAPPY, 0, "snappy"},
-    {"zstandard", AVK_CODEC_ZSTANDARD, 0, nullptr},
-    {"bzip2", AVK_CODEC_BZIP2, 0, nullptr},
-    {"xz", AVK_CODEC_XZ, 0, nullptr},
+    {"null", AVK_CODEC_NULL, 0, "null", 0},
+    {"deflate", AVK_CODEC_DEFLATE, kDeflateLevel, "deflate", 0},
+    {"snappy", AVK_CODEC_SNAPPY, 0, "snappy", 0},
+    {"zstandard", AVK_CODEC_ZSTANDARD, 0, nullptr, 0},
+    {"bzip2", AVK_CODEC_BZIP2, 0, nullptr, 0},
+    {"xz", AVK_CODEC_XZ, 0, nullptr, 0},
+};
+
+// The same codecs with worker threads (2: one worker beside the caller, the
+// machine's two cores), avrokit alone. Timed by the wall clock: the
+// workers' time is not the calling thread's.
+const Codec kThreaded[] = {
+    {"deflate/threads:2", AVK_CODEC_DEFLATE, kDeflateLevel, nullptr, 2},
+    {"zstandard/threads:2", AVK_CODEC_ZSTANDARD, 0, nullptr, 2},
 };
 
 // ---- data and files -----------------------------------------------------------
@@ -90,7 +99,11 @@ std::string shm_path(const std::string &tag)
 {
     if (created_files().empty())
         std::atexit(remove_files);
-    std::string p = "/dev/shm/avrokit-bench-" + std::to_string((long)getpid()) + "-" + tag +
+    std::string safe = tag;
+    for (char &ch : safe)
+        if (ch == '/' || ch == ':')
+            ch = '-';
+    std::string p = "/dev/shm/avrokit-bench-" + std::to_string((long)getpid()) + "-" + safe +
                     ".avro";
     created_files().push_back(p);
     return p;
@@ -116,6 +129,7 @@ std::string avk_write_file(const std::string &path, const BinData *d, const Code
     o.codec = c.avk;
     o.level = c.level;
     o.block_bytes = kBlockBytes;
+    o.threads = c.threads;
     avk_error err;
     avk_file_writer *w;
     if (avk_file_writer_open_path(path.c_str(), d->schema, &o, &w, &err) != AVK_OK)
@@ -166,6 +180,15 @@ const std::string &read_input(benchmark::State &state, FileData *f, const Codec 
     return f->inputs[c.name] = path;
 }
 
+// The unthreaded row of c's codec: threaded reads read its file.
+const Codec &plain_codec(const Codec &c)
+{
+    for (const Codec &k : kCodecs)
+        if (k.avk == c.avk)
+            return k;
+    return c;
+}
+
 FileData *file_data(benchmark::State &state)
 {
     static FileData f;
@@ -201,14 +224,18 @@ std::string count_problem(size_t got, uint64_t sum, const FileData *f)
 // ---- avrokit ----------------------------------------------------------------
 
 // One pass over a file with avrokit: records and checksum.
-std::string avk_read_pass(const std::string &path, avk_arena *arena, size_t *count,
-                          uint64_t *sum)
+std::string avk_read_pass(const std::string &path, unsigned threads, avk_arena *arena,
+                          size_t *count, uint64_t *sum)
 {
     avk_error err;
     avk_file_reader *r;
+    avk_file_reader_options o;
+    std::memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.threads = threads;
     *count = 0;
     *sum = kMixStart;
-    if (avk_file_reader_open_path(path.c_str(), nullptr, &r, &err) != AVK_OK)
+    if (avk_file_reader_open_path(path.c_str(), &o, &r, &err) != AVK_OK)
         return avk_failed("avk_file_reader_open_path", err);
     avk_value v;
     int more = 0;
@@ -290,7 +317,7 @@ void avk_read(benchmark::State &state, const Codec *c)
         state.SkipWithError("avk_arena_new failed");
         return;
     }
-    const std::string &path = read_input(state, f, *c);
+    const std::string &path = read_input(state, f, plain_codec(*c));
     if (path.empty()) {
         avk_arena_free(arena);
         return;
@@ -299,7 +326,7 @@ void avk_read(benchmark::State &state, const Codec *c)
     for (auto _ : state) {
         size_t n;
         uint64_t sum;
-        problem = avk_read_pass(path, arena, &n, &sum);
+        problem = avk_read_pass(path, c->threads, arena, &n, &sum);
         if (problem.empty())
             problem = count_problem(n, sum, f);
         if (!problem.empty())
@@ -520,6 +547,17 @@ int register_file_rows()
         file_row(std::string("avrokit/File/Read/") + c.name, avk_read, &c);
         if (c.avroc)
             file_row(std::string("avroc/File/Read/") + c.name, avroc_read, &c);
+    }
+    // Worker threads: wall-clock time ("/real_time" is appended to the name).
+    for (const Codec &c : kThreaded) {
+        benchmark::RegisterBenchmark((std::string("avrokit/File/Write/") + c.name).c_str(),
+                                     avk_write, &c)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark((std::string("avrokit/File/Read/") + c.name).c_str(),
+                                     avk_read, &c)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
     }
     // avrocat is avro-c's tool: the pair is avrokit/avroc like every other.
     // Wall-clock time for the rates too: the parent's CPU time leaves the

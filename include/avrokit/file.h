@@ -191,16 +191,20 @@ typedef struct avk_file_block {
     uint64_t end;         /* file offset just after its sync marker */
 } avk_file_block;
 
-/* Reads the next whole block, checks its sync marker and returns it
- * without decompressing or decoding it (block->data stays valid until the
- * next call that moves the reader). Records of a block partly read by
- * avk_file_reader_next are not returned again: this starts at the next
- * block. *more as next. Statuses as next, except record errors (no record
- * is decoded); with AVK_FILE_SKIP_BAD_BLOCKS a block with a bad count,
- * size or sync is skipped. Use it for counting (sum of counts), copying
- * blocks between files with the same codec, or handing blocks to worker
- * threads (avk_file_block_decompress and avk_file_block_decode are safe to
- * call from many threads on one reader's immutable parts). */
+/* Reads the next block, checks its sync marker and returns it without
+ * decompressing or decoding it (block->data stays valid until the next
+ * call that moves the reader). A last block whose data is whole but whose
+ * marker the end of the file cuts short is still returned, as next
+ * returns its records; the call after it reports AVK_ERR_TRUNCATED.
+ * Records of a block partly read by avk_file_reader_next are not returned
+ * again: this starts at the next block. *more as next. Statuses as next,
+ * except record errors (no record is decoded); with
+ * AVK_FILE_SKIP_BAD_BLOCKS a block with a bad count, size or sync is
+ * skipped. Use it for counting (sum of counts), copying blocks between
+ * files with the same codec, or handing blocks to worker threads
+ * (avk_file_block_decompress, then avk_plan_decode with
+ * avk_file_reader_plan's plan, are safe to call from many threads at once,
+ * each with its own buffer and arena). */
 avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block, int *more,
                                       avk_error *err);
 
@@ -236,7 +240,8 @@ uint64_t avk_file_reader_block_offset(const avk_file_reader *fr);
 
 /* Totals since open. */
 typedef struct avk_file_reader_stats {
-    uint64_t blocks;          /* blocks read whole and valid */
+    uint64_t blocks;          /* blocks opened for their records (data whole; a
+                                 last one may have a cut marker) */
     uint64_t records;         /* records returned or skipped by next/skip */
     uint64_t bytes_stored;    /* block data as stored */
     uint64_t bytes_data;      /* block data after decompression */
