@@ -961,7 +961,10 @@ static avk_status read_promoted(dctx *c, const avki_node *n, const avki_step *it
             case AVKI_STORE_LONG: memcpy(dst + size * i, &tmp.u.l, 8); break;
             case AVKI_STORE_FLOAT: memcpy(dst + size * i, &tmp.u.f, 4); break;
             case AVKI_STORE_DOUBLE: memcpy(dst + size * i, &tmp.u.d, 8); break;
-            case AVKI_STORE_FIXED: memcpy(dst + size * i, tmp.u.bytes.data, size); break;
+            case AVKI_STORE_FIXED:
+                if (size) /* fixed(0): nothing stored, dst may be NULL */
+                    memcpy(dst + size * i, tmp.u.bytes.data, size);
+                break;
             default: break;
             }
         }
@@ -1059,10 +1062,13 @@ static avk_status decode_array(dctx *c, const avki_node *n, avk_value *v, size_t
                         return avki_path_prepend(c->err, st, ".items[%llu]",
                                                  (unsigned long long)(total + i));
                 }
-            } else if (elem) { /* items of null or fixed(0) store nothing */
+            } else if (elem || item->op > AVKI_OP_LAST_PLAIN || c->nodes[item->node].store) {
+                /* Items of null or fixed(0) store nothing and, in a plain
+                 * plan, have no bytes; a resolving plan may still have to
+                 * read the writer's (a union read as null, say). */
                 size_t bad;
-                avk_status st = read_typed(c, n, (uint8_t *)items + total * elem, (size_t)take,
-                                           &bad, depth);
+                avk_status st = read_typed(c, n, elem ? (uint8_t *)items + total * elem : NULL,
+                                           (size_t)take, &bad, depth);
                 if (AVK_UNLIKELY(st != AVK_OK))
                     return avki_path_prepend(c->err, st, ".items[%llu]",
                                              (unsigned long long)(total + bad));

@@ -38,8 +38,8 @@ typedef avk_status (*avki_block_emit_fn)(void *ctx, uint64_t count, const uint8_
  * writer of buffer_size, made on first use) and its compressed output.
  * alloc must be safe to call from several threads (an avki_locked_alloc).
  * emit is called with ctx for every block, in submission order.
- * Returns AVK_OK, AVK_ERR_NO_MEMORY (also when no thread could be started;
- * if only some could, the pool runs with those). */
+ * Returns AVK_OK (with as many workers as could be started, maybe none:
+ * the caller's thread then compresses every block) or AVK_ERR_NO_MEMORY. */
 avk_status avki_compress_pool_new(unsigned threads, avk_codec codec, int level,
                                   size_t buffer_size, const avk_allocator *alloc,
                                   avki_block_emit_fn emit, void *ctx, avki_compress_pool **out,
