@@ -191,8 +191,9 @@ int avkcli_cmd_cat(int argc, char **argv)
     rc = avkcli_check_output(output, pos, npos);
     if (rc == AVKCLI_OK)
         rc = open_input(pos[0], reader_schema, &first);
-    if (rc == AVKCLI_OK && !(canon = avkcli_canonical(avk_schema_root(
-                                 avk_file_reader_schema(first)))))
+    /* Without a reader schema every file must share the first one's. */
+    if (rc == AVKCLI_OK && !reader_schema &&
+        !(canon = avkcli_canonical(avk_schema_root(avk_file_reader_schema(first)))))
         rc = AVKCLI_FAIL;
     if (rc == AVKCLI_OK && !(meta = avkcli_meta_alloc(first)))
         rc = AVKCLI_FAIL;
