@@ -20,11 +20,18 @@ extern "C" {
  * refers to the schema's types, so the schema must outlive it. */
 typedef struct avk_plan avk_plan;
 
+/* Default nesting limit of values (records, arrays, maps, unions): deep
+ * enough for any value memory allows in practice (a linked list of 500,000
+ * nodes is 10^6 levels), low enough that a hostile input claiming 10^7
+ * levels stops early. No walker of values recurses on the C stack, so a
+ * caller may raise it freely; each level costs about 100 bytes of heap. */
+#define AVK_DEFAULT_MAX_DEPTH ((size_t)1000000)
+
 /* Limits on what one decoded value may claim; they protect against
  * hostile input. 0 in any field means its default. */
 typedef struct avk_limits {
-    size_t max_depth;        /* nesting of records, arrays, maps, unions; default 128,
-                                at most 1024 (each level is a C stack frame) */
+    size_t max_depth;        /* nesting of records, arrays, maps, unions;
+                                default AVK_DEFAULT_MAX_DEPTH */
     uint64_t max_bytes;      /* length of one string or bytes value; default 256 MiB */
     uint64_t max_items;      /* items of one array or map (all blocks); default 64 Mi */
     uint64_t max_empty_items;/* items of zero-byte types (null, empty records) in one

@@ -22,7 +22,9 @@ avk_status avki_error_errno(avk_error *err, int sys_errno, const char *fmt, ...)
     __attribute__((cold, format(printf, 3, 4)));
 
 /* Puts text formatted from fmt in front of err's message (when err is not
- * NULL), cutting the end if the result is too long; returns err->status. */
+ * NULL); returns err->status. When the result is too long, the old message
+ * loses bytes from its middle ("..."), keeping its first 32 bytes and its
+ * end: messages end with their reason, which must stay whole. */
 avk_status avki_error_prefix(avk_error *err, const char *fmt, ...)
     __attribute__((cold, format(printf, 2, 3)));
 

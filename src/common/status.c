@@ -77,10 +77,14 @@ avk_status avki_error_errno(avk_error *err, int sys_errno, const char *fmt, ...)
     return AVK_ERR_IO;
 }
 
+/* What a prefixed message keeps of the old message's start when it must
+ * lose bytes from its middle. */
+#define PREFIX_KEEP_HEAD 32
+
 avk_status avki_error_prefix(avk_error *err, const char *fmt, ...)
 {
     char old[AVK_ERROR_MESSAGE_MAX];
-    size_t used;
+    size_t used, room, n;
     va_list ap;
     if (!err)
         return AVK_OK;
@@ -90,10 +94,21 @@ avk_status avki_error_prefix(avk_error *err, const char *fmt, ...)
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
     used = strlen(err->message);
-    if (used + 1 < sizeof err->message) {
-        size_t room = sizeof err->message - used - 1, n = strlen(old);
-        memcpy(err->message + used, old, n < room ? n : room);
-        err->message[used + (n < room ? n : room)] = 0;
+    if (used + 1 >= sizeof err->message)
+        return err->status;
+    room = sizeof err->message - used - 1;
+    n = strlen(old);
+    if (n <= room) {
+        memcpy(err->message + used, old, n + 1);
+    } else if (room > 3 * PREFIX_KEEP_HEAD) {
+        /* Too long: the old message loses bytes from its middle, keeping
+         * its start (where a path starts) and its end (the reason). */
+        size_t tail = room - PREFIX_KEEP_HEAD - 3;
+        memcpy(err->message + used, old, PREFIX_KEEP_HEAD);
+        memcpy(err->message + used + PREFIX_KEEP_HEAD, "...", 3);
+        memcpy(err->message + used + PREFIX_KEEP_HEAD + 3, old + n - tail, tail + 1);
+    } else {
+        memcpy(err->message + used, old + n - room, room + 1);
     }
     return err->status;
 }

@@ -1,0 +1,148 @@
+/* Value paths for errors: segments rendered by index and by name, shortened in the middle to fit. */
+#include "common/value_path.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Field names longer than this are cut in a named path (a name may be
+ * as long as the schema allows; the path has 255 bytes for everything). */
+#define NAME_MAX_SHOWN 48
+
+/* Room for the marker "...(N levels)..." with N up to 20 digits. */
+#define MARKER_MAX 40
+
+static size_t seg_text(const avki_seg *s, int named, char *buf, size_t cap)
+{
+    unsigned long long i = (unsigned long long)s->index;
+    int n;
+    switch (s->kind) {
+    case AVKI_SEG_FIELD:
+    case AVKI_SEG_WRITER_FIELD:
+        if (named && s->name) {
+            size_t len = strlen(s->name);
+            if (len > NAME_MAX_SHOWN)
+                n = snprintf(buf, cap, ".%.*s..", NAME_MAX_SHOWN - 2, s->name);
+            else
+                n = snprintf(buf, cap, ".%s", s->name);
+        } else {
+            n = snprintf(buf, cap, s->kind == AVKI_SEG_FIELD ? ".fields[%llu]" : ".writer_field[%llu]",
+                         i);
+        }
+        break;
+    case AVKI_SEG_ITEM:
+        n = snprintf(buf, cap, named ? "[%llu]" : ".items[%llu]", i);
+        break;
+    case AVKI_SEG_KEY:
+        n = snprintf(buf, cap, ".keys[%llu]", i);
+        break;
+    case AVKI_SEG_VALUE:
+        n = snprintf(buf, cap, ".values[%llu]", i);
+        break;
+    case AVKI_SEG_BRANCH:
+        n = snprintf(buf, cap, ".branch[%llu]", i);
+        break;
+    default:
+        n = snprintf(buf, cap, ".writer_branch[%llu]", i);
+        break;
+    }
+    if (n < 0)
+        return 0;
+    return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+typedef struct path_src {
+    size_t count;
+    avki_seg_at_fn at;
+    const void *ctx;
+    int named;
+} path_src;
+
+static size_t text_of(const path_src *p, size_t i, char *buf, size_t cap)
+{
+    avki_seg s;
+    p->at(p->ctx, i, &s);
+    return seg_text(&s, p->named, buf, cap);
+}
+
+/* Writes root and the segments into out[0..cap) (cap >= MARKER_MAX + 16),
+ * NUL-terminated; returns the length. */
+static size_t render(const path_src *p, const char *root, char *out, size_t cap)
+{
+    char seg[NAME_MAX_SHOWN + 32];
+    size_t len = 0, limit = cap - 1, i, head, tail, tail_len, head_limit;
+    size_t rl = strlen(root);
+    if (rl > limit / 4)
+        rl = limit / 4;
+    memcpy(out, root, rl);
+    len = rl;
+    /* Everything, when it fits. */
+    for (i = 0; i < p->count; i++) {
+        size_t n = text_of(p, i, seg, sizeof seg);
+        if (len + n > limit)
+            break;
+        memcpy(out + len, seg, n);
+        len += n;
+    }
+    if (i == p->count) {
+        out[len] = 0;
+        return len;
+    }
+    /* The first segments up to two fifths of the room, the marker, then as
+     * many of the last segments as fit. */
+    head_limit = rl + (limit - rl) * 2 / 5;
+    len = rl;
+    for (head = 0; head < p->count; head++) {
+        size_t n = text_of(p, head, seg, sizeof seg);
+        if (len + n > head_limit)
+            break;
+        memcpy(out + len, seg, n);
+        len += n;
+    }
+    tail_len = 0;
+    for (tail = 0; tail < p->count - head; tail++) {
+        size_t n = text_of(p, p->count - 1 - tail, seg, sizeof seg);
+        if (len + MARKER_MAX + tail_len + n > limit)
+            break;
+        tail_len += n;
+    }
+    len += (size_t)snprintf(out + len, cap - len, "...(%zu levels)...",
+                            p->count - head - tail);
+    for (i = p->count - tail; i < p->count; i++) {
+        size_t n = text_of(p, i, seg, sizeof seg);
+        memcpy(out + len, seg, n);
+        len += n;
+    }
+    out[len] = 0;
+    return len;
+}
+
+void avki_path_report(avk_error *err, const char *root, size_t count, avki_seg_at_fn at,
+                      const void *ctx)
+{
+    char reason[AVK_ERROR_MESSAGE_MAX], path[AVK_ERROR_MESSAGE_MAX];
+    path_src p;
+    size_t rlen, room, plen;
+    if (!err)
+        return;
+    p.count = count;
+    p.at = at;
+    p.ctx = ctx;
+    p.named = 0;
+    render(&p, root, err->path, sizeof err->path);
+
+    memcpy(reason, err->message, sizeof reason);
+    reason[sizeof reason - 1] = 0;
+    rlen = strlen(reason);
+    /* The reason whole; the path gets what is left (but never less than a
+     * short head and tail: a reason that long is cut instead). */
+    room = sizeof err->message - 1 - 2;
+    room = rlen + 64 < room ? room - rlen : 64;
+    p.named = 1;
+    plen = render(&p, root, path, room + 1);
+    snprintf(err->message, sizeof err->message, "%.*s: %s", (int)plen, path, reason);
+}
+
+void avki_seg_array_at(const void *ctx, size_t i, avki_seg *out)
+{
+    *out = ((const avki_seg *)ctx)[i];
+}
