@@ -176,23 +176,66 @@ int avk_builder_complete(const avk_builder *b)
 
 /* ---- errors ---------------------------------------------------------------- */
 
-/* Puts the path of the open frames [0, depth) in front of err's message. */
-static avk_status with_path(const avk_builder *b, size_t depth, avk_status st, avk_error *err)
+/* The error's place: the open frames [0, depth), then a typed array's bad
+ * item when item is not UINT64_MAX. */
+typedef struct bpath {
+    const avk_builder *b;
+    size_t depth;
+    uint64_t item;
+} bpath;
+
+static void bpath_at(const void *ctx, size_t i, avki_seg *out)
 {
-    size_t i;
+    const bpath *p = (const bpath *)ctx;
+    const bframe *f;
+    memset(out, 0, sizeof *out);
+    if (i == p->depth) {
+        out->kind = AVKI_SEG_ITEM;
+        out->index = p->item;
+        return;
+    }
+    f = &p->b->frames[i];
+    switch ((avki_op)f->op) {
+    case AVKI_OP_RECORD:
+        out->kind = AVKI_SEG_FIELD;
+        out->index = f->index;
+        if (f->index < f->count)
+            out->name = p->b->nodes[f->node].type->fields[f->index].name;
+        break;
+    case AVKI_OP_UNION:
+        out->kind = AVKI_SEG_BRANCH;
+        out->index = f->index;
+        break;
+    case AVKI_OP_ARRAY:
+        out->kind = AVKI_SEG_ITEM;
+        out->index = f->total;
+        break;
+    default:
+        out->kind = AVKI_SEG_VALUE;
+        out->index = f->total;
+        break;
+    }
+}
+
+/* Puts the path of the open frames [0, depth) (and a typed array's bad
+ * item) in front of err's message. */
+static avk_status with_path_item(const avk_builder *b, size_t depth, uint64_t item, avk_status st,
+                                 avk_error *err)
+{
+    bpath p;
     if (!err)
         return st;
-    for (i = depth; i-- > 0;) {
-        const bframe *f = &b->frames[i];
-        switch ((avki_op)f->op) {
-        case AVKI_OP_RECORD: avki_path_prepend(err, st, ".fields[%u]", f->index); break;
-        case AVKI_OP_UNION: avki_path_prepend(err, st, ".branch[%u]", f->index); break;
-        case AVKI_OP_ARRAY: avki_path_prepend(err, st, ".items[%zu]", f->total); break;
-        default: avki_path_prepend(err, st, ".values[%zu]", f->total); break;
-        }
-    }
-    avki_path_finish(err, b->plan->type);
+    p.b = b;
+    p.depth = depth;
+    p.item = item;
+    avki_path_report(err, avki_type_label(b->plan->type), depth + (item != UINT64_MAX), bpath_at,
+                     &p);
     return st;
+}
+
+static avk_status with_path(const avk_builder *b, size_t depth, avk_status st, avk_error *err)
+{
+    return with_path_item(b, depth, UINT64_MAX, st, err);
 }
 
 /* A wrong call: the message with the path of where it was made; the frames
@@ -890,6 +933,7 @@ avk_status avk_builder_map_key(avk_builder *b, const char *key, size_t len, avk_
 avk_status avk_builder_array(avk_builder *b, const void *items, size_t n, avk_error *err)
 {
     const avki_node *an;
+    uint64_t bad = UINT64_MAX;
     BEGIN("avk_builder_array");
     an = &b->nodes[node];
     if (an->op != AVKI_OP_ARRAY)
@@ -903,11 +947,10 @@ avk_status avk_builder_array(avk_builder *b, const void *items, size_t n, avk_er
                             "nesting deeper than max_depth (%zu)", b->plan->limits.max_depth);
         return failed(b, saved, st, err);
     }
-    st = avki_encode_typed_array(b->plan, an, items, n, b->out, err);
+    st = avki_encode_typed_array(b->plan, an, items, n, b->out, &bad, err);
     if (st == AVK_ERR_INVALID_ARGUMENT) {
-        /* Nothing was written; err->path may hold ".items[k]": the
-         * array's own path goes in front. */
-        with_path(b, b->depth, st, err);
+        /* Nothing was written: the path, then the bad item. */
+        with_path_item(b, b->depth, bad, st, err);
         b->depth = saved;
         return st;
     }

@@ -1,172 +1,14 @@
-/* Binary decoder: runs a plan over a reader, building values in an arena, checking every length first. */
-#include <stdarg.h>
-#include <stdio.h>
+/* Binary decoder: runs a plan over a reader with an explicit stack (no recursion), building values in an arena, checking every length first. */
 #include <string.h>
 
-#include "binary/decode_internal.h"
+#include "binary/decode_ctx.h"
+#include "binary/encode_internal.h"
 #include "common/error.h"
 #include "io/reader_internal.h"
 #include "varint/kernels.h"
 #include "varint/varint_word.h"
 
-/* Items decoded per chunk from a stream when the bytes buffered do not
- * cover a block: the array grows as bytes actually arrive, so a hostile
- * count cannot make us allocate ahead of the input. */
-#define STREAM_CHUNK_ITEMS 4096
-
-typedef struct dctx {
-    avk_reader *r;
-    avki_arena *arena;
-    const avki_node *nodes;
-    const avki_step *steps;
-    const avki_rx *rx;  /* resolving plans: what their nodes need besides */
-    const avk_limits *limits;
-    int views;          /* strings, bytes and fixed may point into the input */
-    int check_utf8;
-    int memory;         /* r is a memory reader: what remains is all there is */
-    uint64_t empty;     /* zero-byte items seen in this value */
-    uint64_t mem;       /* arena bytes taken by this value */
-    avk_error *err;
-} dctx;
-
-static avk_status decode_node(dctx *c, uint32_t node, avk_value *v, size_t depth);
-
-/* ---- cold error helpers ---------------------------------------------- */
-
-avk_status avki_decode_fail(avk_error *err, avk_status st, uint64_t offset, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err)
-        return st;
-    avk_error_clear(err);
-    err->status = st;
-    err->offset = offset;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
-avk_status avki_path_prepend(avk_error *err, avk_status st, const char *fmt, ...)
-{
-    char seg[64];
-    size_t seg_len, old_len;
-    va_list ap;
-    if (!err)
-        return st;
-    va_start(ap, fmt);
-    vsnprintf(seg, sizeof seg, fmt, ap);
-    va_end(ap);
-    seg_len = strlen(seg);
-    old_len = strlen(err->path);
-    /* Too deep to describe fully: keep the innermost part (most useful). */
-    if (seg_len + old_len + 1 > sizeof err->path)
-        return st;
-    memmove(err->path + seg_len, err->path, old_len + 1);
-    memcpy(err->path, seg, seg_len);
-    return st;
-}
-
-void avki_path_finish(avk_error *err, const avk_type *root)
-{
-    char msg[AVK_ERROR_MESSAGE_MAX];
-    const char *name;
-    if (!err)
-        return;
-    name = root->fullname ? root->fullname : avk_kind_name(root->kind);
-    avki_path_prepend(err, err->status, "%s", name);
-    {
-        /* "<path>: <message>", cut to the buffer. */
-        size_t pl = strlen(err->path), ml = strlen(err->message), n = 0;
-        size_t room = sizeof msg - 1;
-        memcpy(msg, err->path, pl < room ? pl : room);
-        n = pl < room ? pl : room;
-        if (n + 2 <= room) {
-            memcpy(msg + n, ": ", 2);
-            n += 2;
-        }
-        if (ml > room - n)
-            ml = room - n;
-        memcpy(msg + n, err->message, ml);
-        n += ml;
-        msg[n] = '\0';
-        memcpy(err->message, msg, n + 1);
-    }
-}
-
-avk_status avki_length_error(avk_error *err, int64_t n, uint64_t max_bytes, uint64_t off,
-                             const char *what)
-{
-    if (n < 0)
-        return avki_decode_fail(err, AVK_ERR_MALFORMED, off, "negative %s length %lld", what,
-                                (long long)n);
-    return avki_decode_fail(err, AVK_ERR_LIMIT, off, "%s length %lld is above max_bytes (%llu)",
-                            what, (long long)n, (unsigned long long)max_bytes);
-}
-
-/* ---- helpers ---------------------------------------------------------- */
-
-AVK_INLINE void *dalloc(dctx *c, size_t size, size_t align)
-{
-    c->mem += size;
-    if (AVK_UNLIKELY(c->mem > c->limits->max_memory))
-        return NULL;
-    return avki_arena_alloc_fast(c->arena, size, align);
-}
-
-static avk_status alloc_failed(dctx *c, size_t size)
-{
-    if (c->mem > c->limits->max_memory)
-        return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
-                                "value needs more than max_memory (%llu bytes)",
-                                (unsigned long long)c->limits->max_memory);
-    if (c->arena->limit_hit)
-        return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
-                                "arena limit reached allocating %zu bytes", size);
-    return avki_decode_fail(c->err, AVK_ERR_NO_MEMORY, avk_reader_offset(c->r),
-                            "out of memory allocating %zu bytes", size);
-}
-
-/* Valid UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF). */
-int avki_utf8_valid(const uint8_t *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint8_t b = s[i];
-        if (b < 0x80) {
-            /* ASCII runs 8 bytes at a time. */
-            while (i + 8 <= n) {
-                uint64_t w;
-                memcpy(&w, s + i, 8);
-                if (w & 0x8080808080808080ull)
-                    break;
-                i += 8;
-            }
-            if (i < n && s[i] < 0x80)
-                i++;
-            continue;
-        }
-        if (b >= 0xC2 && b <= 0xDF) {
-            if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
-                return 0;
-            i += 2;
-        } else if (b >= 0xE0 && b <= 0xEF) {
-            uint8_t lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
-            if (i + 2 >= n || s[i + 1] < lo || s[i + 1] > hi || (s[i + 2] & 0xC0) != 0x80)
-                return 0;
-            i += 3;
-        } else if (b >= 0xF0 && b <= 0xF4) {
-            uint8_t lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
-            if (i + 3 >= n || s[i + 1] < lo || s[i + 1] > hi || (s[i + 2] & 0xC0) != 0x80 ||
-                (s[i + 3] & 0xC0) != 0x80)
-                return 0;
-            i += 4;
-        } else {
-            return 0;
-        }
-    }
-    return 1;
-}
+/* ---- leaves -------------------------------------------------------------------- */
 
 /* Reads a length (string, bytes, map key) and checks it: not negative,
  * within max_bytes, and within the input for a memory reader. */
@@ -196,9 +38,9 @@ static avk_status read_payload_stream(dctx *c, size_t len, const uint8_t **out)
         cap = 4096;
     if (cap > len)
         cap = len;
-    buf = (uint8_t *)dalloc(c, cap + 1, 1);
+    buf = (uint8_t *)avki_dalloc(c, cap + 1, 1);
     if (!buf)
-        return alloc_failed(c, cap + 1);
+        return avki_dalloc_failed(c, cap + 1);
     for (;;) {
         size_t take = cap - have;
         AVK_TRY(avk_reader_read_raw(r, buf + have, take, c->err));
@@ -207,9 +49,9 @@ static avk_status read_payload_stream(dctx *c, size_t len, const uint8_t **out)
             break;
         {
             size_t ncap = cap * 2 > len ? len : cap * 2;
-            uint8_t *nb = (uint8_t *)dalloc(c, ncap + 1, 1);
+            uint8_t *nb = (uint8_t *)avki_dalloc(c, ncap + 1, 1);
             if (!nb)
-                return alloc_failed(c, ncap + 1);
+                return avki_dalloc_failed(c, ncap + 1);
             memcpy(nb, buf, have);
             buf = nb;
             cap = ncap;
@@ -233,9 +75,9 @@ AVK_INLINE avk_status read_payload(dctx *c, size_t len, const uint8_t **out)
     }
     if ((size_t)(r->end - r->pos) < len && !c->memory)
         return read_payload_stream(c, len, out);
-    buf = (uint8_t *)dalloc(c, len + 1, 1);
+    buf = (uint8_t *)avki_dalloc(c, len + 1, 1);
     if (AVK_UNLIKELY(!buf))
-        return alloc_failed(c, len + 1);
+        return avki_dalloc_failed(c, len + 1);
     AVK_TRY(avk_reader_read_raw(r, buf, len, c->err));
     buf[len] = 0;
     *out = buf;
@@ -325,10 +167,28 @@ AVK_INLINE avk_status read_int_field(avk_reader *r, int32_t *out, avk_error *err
     return avk_reader_read_int_slow(r, out, err);
 }
 
-/* ---- the step loop ------------------------------------------------------ */
+static avk_status read_enum(dctx *c, const avki_node *n, avk_value *v)
+{
+    int32_t idx;
+    uint64_t off = avk_reader_offset(c->r);
+    AVK_TRY(avk_reader_read_int(c->r, &idx, c->err));
+    if (AVK_UNLIKELY(idx < 0 || (uint32_t)idx >= n->count))
+        return bad_index(c, off, "enum", idx, n->count);
+    if (n->store) { /* resolving: the reader's symbol */
+        const avki_rx *x = c->rx + n->extra;
+        if (AVK_UNLIKELY(x->map[idx] < 0))
+            return avki_decode_fail(c->err, AVK_ERR_RESOLUTION, off,
+                                    "writer symbol %s is not in reader enum %s, which has "
+                                    "no default",
+                                    x->writer->symbols[idx], n->type->fullname);
+        idx = x->map[idx];
+    }
+    v->u.index = idx;
+    return AVK_OK;
+}
 
-/* One value of step s into v: leaves inline, compounds through decode_node. */
-AVK_INLINE avk_status decode_step(dctx *c, const avki_step *s, avk_value *v, size_t depth)
+/* One value of a leaf step (is_leaf_op) into v. */
+AVK_INLINE avk_status decode_leaf(dctx *c, const avki_step *s, avk_value *v)
 {
     avk_reader *r = c->r;
     v->type = s->type;
@@ -384,8 +244,13 @@ AVK_INLINE avk_status decode_step(dctx *c, const avki_step *s, avk_value *v, siz
         v->u.d = x;
         return AVK_OK;
     }
-    default:
-        return decode_node(c, s->node, v, depth);
+    case AVKI_OP_ENUM:
+        return read_enum(c, c->nodes + s->node, v);
+    case AVKI_OP_FIXED:
+        return read_fixed(c, c->nodes[s->node].count, &v->u.bytes);
+    default: /* AVKI_OP_FAIL */
+        return avki_decode_fail(c->err, AVK_ERR_RESOLUTION, avk_reader_offset(c->r), "%s",
+                                c->rx[c->nodes[s->node].extra].message);
     }
 }
 
@@ -545,8 +410,7 @@ AVK_INLINE const uint8_t *fast_field(const avki_node *nodes, const avki_step *s,
 /* A union whose chosen branch is a leaf fast_field handles (["null",
  * "string"] and the like), its index below 64. NULL sends it the general way. */
 AVK_INLINE const uint8_t *fast_union(dctx *c, const avki_step *s, avk_value *f, const uint8_t *p,
-                                     const uint8_t *end, int views, uint64_t max_bytes,
-                                     size_t depth)
+                                     const uint8_t *end, int views, uint64_t max_bytes)
 {
     const avki_node *n = c->nodes + s->node;
     uint32_t idx;
@@ -556,13 +420,13 @@ AVK_INLINE const uint8_t *fast_union(dctx *c, const avki_step *s, avk_value *f, 
     if (AVK_UNLIKELY(end - p < 2 * AVK_VARINT_LONG_MAX))
         return NULL;
     idx = (uint32_t)p[0] >> 1;
-    if (AVK_UNLIKELY((p[0] & 0x81) != 0 || idx >= n->count || depth >= c->limits->max_depth ||
+    if (AVK_UNLIKELY((p[0] & 0x81) != 0 || idx >= n->count || c->depth >= c->limits->max_depth ||
                      n->store))
         return NULL; /* (store: a resolving union maps branches) */
     b = c->steps + n->first + idx;
     if (b->op >= AVKI_OP_RECORD && b->op != AVKI_OP_ENUM && b->op != AVKI_OP_FIXED)
         return NULL;
-    bv = (avk_value *)dalloc(c, sizeof *bv, 8);
+    bv = (avk_value *)avki_dalloc(c, sizeof *bv, 8);
     if (AVK_UNLIKELY(!bv))
         return NULL; /* the general path reports it */
     bv->type = b->type;
@@ -572,63 +436,6 @@ AVK_INLINE const uint8_t *fast_union(dctx *c, const avki_step *s, avk_value *f, 
     f->u.branch.value = bv;
     f->u.branch.index = idx;
     return q;
-}
-
-static avk_status decode_record_resolving(dctx *c, const avki_node *n, avk_value *v,
-                                         size_t depth);
-
-static avk_status decode_record(dctx *c, const avki_node *n, avk_value *v, size_t depth)
-{
-    const avki_step *s = c->steps + n->first;
-    avk_reader *r = c->r;
-    uint32_t i, count = n->count;
-    avk_value *fields = NULL;
-    const uint8_t *p, *end;
-    int views;
-    uint64_t max_bytes;
-    if (AVK_UNLIKELY(n->store))
-        return decode_record_resolving(c, n, v, depth);
-    if (count) {
-        fields = (avk_value *)dalloc(c, count * sizeof *fields, 8);
-        if (AVK_UNLIKELY(!fields))
-            return alloc_failed(c, count * sizeof *fields);
-    }
-    v->u.fields = fields;
-    /* The position lives in a register across leaf fields: going through
-     * r->pos would put a store and a reload between consecutive fields. */
-    p = r->pos;
-    end = r->end;
-    /* Views of strings need no copy and, unchecked, no UTF-8 pass. A
-     * string checked for UTF-8 goes the general way; bytes could still
-     * take the view, but one flag keeps the loop simple. */
-    views = c->views && !c->check_utf8;
-    max_bytes = c->limits->max_bytes;
-    for (i = 0; i < count; i++) {
-        avk_status st;
-        const uint8_t *q;
-        fields[i].type = s[i].type;
-        if (s[i].op == AVKI_OP_UNION)
-            q = fast_union(c, s + i, fields + i, p, end, views, max_bytes, depth);
-        else
-            q = fast_field(c->nodes, s + i, fields + i, p, end, views, max_bytes);
-        if (AVK_LIKELY(q != NULL)) {
-            p = q;
-            continue;
-        }
-        r->pos = p;
-        if (s[i].run && (size_t)(end - p) >= s[i].run * (size_t)AVK_VARINT_LONG_MAX &&
-            decode_run(c, s + i, fields + i) == 0) {
-            i += s[i].run - 1u;
-        } else {
-            st = decode_step(c, s + i, fields + i, depth);
-            if (AVK_UNLIKELY(st != AVK_OK))
-                return avki_path_prepend(c->err, st, ".fields[%u]", i);
-        }
-        p = r->pos;
-        end = r->end;
-    }
-    r->pos = p;
-    return AVK_OK;
 }
 
 /* Skips a writer field the reader lacks when it is a leaf and the input
@@ -698,31 +505,292 @@ AVK_INLINE const uint8_t *fast_skip(const avki_node *nodes, const avki_step *s, 
     }
 }
 
+
+/* ---- the explicit stack ------------------------------------------------------ */
+
+/* Frames on the C stack before the stack moves to the arena: most values
+ * nest a few levels; deeper ones pay one copy per doubling. */
+#define LOCAL_FRAMES 4
+#define LOCAL_COLLS 2
+
+/* A child pushed a frame: the loop in run() goes on with it. */
+#define DEC_PUSHED 0x100
+
+/* Ops a record loop decodes in place; the rest need the stack. */
+AVK_INLINE int is_leaf_op(uint8_t op)
+{
+    return op < AVKI_OP_RECORD || op == AVKI_OP_ENUM || op == AVKI_OP_FIXED ||
+           (op >= AVKI_OP_INT_LONG && op <= AVKI_OP_FLOAT_DOUBLE) || op == AVKI_OP_FAIL;
+}
+
+static avk_status depth_exceeded(dctx *c)
+{
+    return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                            "nesting deeper than max_depth (%zu)", c->limits->max_depth);
+}
+
+/* Doubles a stack of n elements of size bytes in the arena (old copies
+ * stay there until reset: at most as much again). */
+static avk_status grow(dctx *c, void **stack, size_t *cap, size_t n, size_t size)
+{
+    size_t ncap = *cap * 2;
+    void *p;
+    if (ncap > SIZE_MAX / 2 / size)
+        return avki_dalloc_failed(c, SIZE_MAX);
+    p = avki_dalloc(c, ncap * size, 8);
+    if (!p)
+        return avki_dalloc_failed(c, ncap * size);
+    memcpy(p, *stack, n * size);
+    *stack = p;
+    *cap = ncap;
+    return AVK_OK;
+}
+
+/* Opens a frame for v (its type set), reached through via. The caller has
+ * checked the depth. */
+static avk_status push(dctx *c, uint8_t kind, const avki_node *n, avk_value *v, uint8_t via,
+                       uint32_t via_index)
+{
+    dframe *f;
+    if (AVK_UNLIKELY(c->nframes == c->frame_cap))
+        AVK_TRY(grow(c, (void **)&c->frames, &c->frame_cap, c->nframes, sizeof(dframe)));
+    if (kind >= DK_ARRAY) {
+        dcoll *b;
+        if (AVK_UNLIKELY(c->ncoll == c->coll_cap))
+            AVK_TRY(grow(c, (void **)&c->colls, &c->coll_cap, c->ncoll, sizeof(dcoll)));
+        b = c->colls + c->ncoll++;
+        b->cap = 0;
+        b->chunk_end = 0;
+        b->left = 0;
+        b->end = UINT64_MAX;
+        b->off = 0;
+        if (kind == DK_ARRAY) {
+            v->u.array.items = NULL;
+            v->u.array.count = 0;
+        } else {
+            v->u.map.keys = NULL;
+            v->u.map.values = NULL;
+            v->u.map.count = 0;
+        }
+    }
+    f = c->frames + c->nframes++;
+    f->n = n;
+    f->v = v;
+    f->i = 0;
+    f->via_index = via_index;
+    f->kind = kind;
+    f->via = via;
+    c->depth += via == DV_NONE ? 1 : 2;
+    return AVK_OK;
+}
+
+/* Adds the union the failing value came through to the error's place. */
+static avk_status via_failed(dctx *c, uint8_t via, uint32_t via_index, avk_status st)
+{
+    if (via == DV_BRANCH)
+        avki_dtail_push_front(c, AVKI_SEG_BRANCH, via_index, NULL);
+    else if (via == DV_WRITER_BRANCH)
+        avki_dtail_push_front(c, AVKI_SEG_WRITER_BRANCH, via_index, NULL);
+    return st;
+}
+
+static int run_record(dctx *c, dframe *f);
+
+/* One value of step s into v: leaves, enums, fixed and typed arrays here,
+ * records, boxed arrays and maps by pushing a frame (DEC_PUSHED); unions
+ * and wraps are followed to their branch, which gets the union as its
+ * frame's via. */
+static int decode_child(dctx *c, const avki_step *s, avk_value *v)
+{
+    avk_reader *r = c->r;
+    uint8_t via = DV_NONE;
+    uint32_t via_index = 0;
+    size_t levels = c->depth + 1; /* the child's depth */
+    for (;;) {
+        const avki_node *n = c->nodes + s->node;
+        avk_status st;
+        v->type = s->type;
+        if (is_leaf_op(s->op)) {
+            st = decode_leaf(c, s, v);
+            return st == AVK_OK ? AVK_OK : via_failed(c, via, via_index, st);
+        }
+        if (AVK_UNLIKELY(levels > c->limits->max_depth))
+            return via_failed(c, via, via_index, depth_exceeded(c));
+        switch ((avki_op)s->op) {
+        case AVKI_OP_RECORD: {
+            uint32_t count = n->store ? c->rx[n->extra].out_count : n->count;
+            avk_value *fields = NULL;
+            if (count) {
+                fields = (avk_value *)avki_dalloc(c, count * sizeof *fields, 8);
+                if (AVK_UNLIKELY(!fields))
+                    return via_failed(c, via, via_index,
+                                      avki_dalloc_failed(c, count * sizeof *fields));
+            }
+            v->u.fields = fields;
+            if (n->flat) {
+                /* Leaves only (arrays of small records, mostly): run here,
+                 * its frame on the C stack, at its own depth. */
+                dframe tmp;
+                size_t saved = c->depth;
+                int rst;
+                if (!count)
+                    return AVK_OK;
+                tmp.n = n;
+                tmp.v = v;
+                tmp.i = 0;
+                c->depth = levels;
+                rst = run_record(c, &tmp);
+                c->depth = saved;
+                return rst == AVK_OK ? AVK_OK : via_failed(c, via, via_index, (avk_status)rst);
+            }
+            st = push(c, n->store ? DK_RECORD_RX : DK_RECORD, n, v, via, via_index);
+            return st == AVK_OK ? DEC_PUSHED : via_failed(c, via, via_index, st);
+        }
+        case AVKI_OP_ARRAY:
+            if (n->store != AVKI_STORE_BOXED) {
+                st = avki_decode_typed_array(c, n, v);
+                return st == AVK_OK ? AVK_OK : via_failed(c, via, via_index, st);
+            }
+            st = push(c, DK_ARRAY, n, v, via, via_index);
+            return st == AVK_OK ? DEC_PUSHED : via_failed(c, via, via_index, st);
+        case AVKI_OP_MAP:
+            st = push(c, DK_MAP, n, v, via, via_index);
+            return st == AVK_OK ? DEC_PUSHED : via_failed(c, via, via_index, st);
+        case AVKI_OP_UNION:
+        case AVKI_OP_UNWRAP: {
+            int64_t idx;
+            uint64_t off = avk_reader_offset(r);
+            AVK_TRY(avk_reader_read_long(r, &idx, c->err));
+            if (AVK_UNLIKELY(idx < 0 || (uint64_t)idx >= n->count))
+                return bad_index(c, off, "union branch", idx, n->count);
+            if (s->op == AVKI_OP_UNION) {
+                avk_value *bv = (avk_value *)avki_dalloc(c, sizeof *bv, 8);
+                if (AVK_UNLIKELY(!bv))
+                    return avki_dalloc_failed(c, sizeof *bv);
+                v->u.branch.value = bv;
+                /* A resolving union takes the reader's branch index (a FAIL
+                 * step reports a writer branch without one). */
+                v->u.branch.index =
+                    n->store ? (uint32_t)c->rx[n->extra].map[idx] : (uint32_t)idx;
+                v = bv;
+                via = DV_BRANCH;
+            } else {
+                via = DV_WRITER_BRANCH;
+            }
+            via_index = (uint32_t)idx;
+            s = c->steps + n->first + idx;
+            levels++;
+            continue;
+        }
+        case AVKI_OP_WRAP: {
+            avk_value *bv = (avk_value *)avki_dalloc(c, sizeof *bv, 8);
+            if (AVK_UNLIKELY(!bv))
+                return avki_dalloc_failed(c, sizeof *bv);
+            v->u.branch.value = bv;
+            v->u.branch.index = n->count;
+            v = bv;
+            via = DV_WRAP;
+            s = c->steps + n->first;
+            levels++;
+            continue;
+        }
+        default:
+            return avki_decode_fail(c->err, AVK_ERR_INVALID_ARGUMENT, avk_reader_offset(r),
+                                    "plan step with op %u cannot be decoded", (unsigned)s->op);
+        }
+    }
+}
+
+avk_status avki_decode_leaf_unwrap(dctx *c, const avki_step *s, avk_value *v)
+{
+    int st = decode_child(c, s, v);
+    /* Typed items are leaves, or a writer's union of leaves: nothing to push. */
+    if (AVK_UNLIKELY(st == DEC_PUSHED))
+        return avki_decode_fail(c->err, AVK_ERR_INVALID_ARGUMENT, avk_reader_offset(c->r),
+                                "plan stores compound items in a typed array");
+    return (avk_status)st;
+}
+
+/* A failed child of a frame: its place in front of the tail. */
+static avk_status child_failed(dctx *c, avki_seg_kind kind, uint64_t index, const char *name,
+                               avk_status st)
+{
+    avki_dtail_push_front(c, kind, index, name);
+    return st;
+}
+
+static int run_record(dctx *c, dframe *f)
+{
+    const avki_node *n = f->n;
+    const avki_step *s = c->steps + n->first;
+    avk_reader *r = c->r;
+    avk_value *fields = f->v->u.fields;
+    uint32_t i = (uint32_t)f->i, count = n->count;
+    const uint8_t *p = r->pos, *end = r->end;
+    /* Views of strings need no copy and, unchecked, no UTF-8 pass. A
+     * string checked for UTF-8 goes the general way; bytes could still
+     * take the view, but one flag keeps the loop simple. */
+    int views = c->views && !c->check_utf8;
+    uint64_t max_bytes = c->limits->max_bytes;
+    /* The position lives in a register across leaf fields: going through
+     * r->pos would put a store and a reload between consecutive fields. */
+    for (; i < count; i++) {
+        int st;
+        const uint8_t *q;
+        fields[i].type = s[i].type;
+        if (s[i].op == AVKI_OP_UNION)
+            q = fast_union(c, s + i, fields + i, p, end, views, max_bytes);
+        else
+            q = fast_field(c->nodes, s + i, fields + i, p, end, views, max_bytes);
+        if (AVK_LIKELY(q != NULL)) {
+            p = q;
+            continue;
+        }
+        r->pos = p;
+        if (s[i].run && (size_t)(end - p) >= s[i].run * (size_t)AVK_VARINT_LONG_MAX &&
+            decode_run(c, s + i, fields + i) == 0) {
+            i += s[i].run - 1u;
+        } else {
+            if (is_leaf_op(s[i].op)) {
+                st = decode_leaf(c, s + i, fields + i);
+            } else {
+                f->i = i + 1;
+                st = decode_child(c, s + i, fields + i);
+                if (st == DEC_PUSHED)
+                    return DEC_PUSHED;
+            }
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return child_failed(c, AVKI_SEG_FIELD, i, n->type->fields[i].name,
+                                    (avk_status)st);
+        }
+        p = r->pos;
+        end = r->end;
+    }
+    r->pos = p;
+    return AVK_OK;
+}
+
+/* A writer field the reader lacks, skipped by the skipper when fast_skip
+ * cannot: the skipper reports an error's whole path, this frame's included. */
+static avk_status skip_field(dctx *c, const avki_node *n, const avki_step *s, uint32_t i);
+
 /* A record read through resolution: the writer's fields in the writer's
  * order, each into its reader slot or skipped unread, then the reader's
  * fields the writer lacks from their defaults (shared, read-only). */
-static avk_status decode_record_resolving(dctx *c, const avki_node *n, avk_value *v,
-                                         size_t depth)
+static int run_record_rx(dctx *c, dframe *f)
 {
+    const avki_node *n = f->n;
     const avki_rx *x = c->rx + n->extra;
     const avki_step *s = c->steps + n->first;
     avk_reader *r = c->r;
-    avk_value *fields = NULL;
+    avk_value *fields = f->v->u.fields;
     int views = c->views && !c->check_utf8;
     uint64_t max_bytes = c->limits->max_bytes;
-    const uint8_t *p, *end;
+    const uint8_t *p = r->pos, *end = r->end;
     uint32_t i;
-    if (x->out_count) {
-        fields = (avk_value *)dalloc(c, x->out_count * sizeof *fields, 8);
-        if (AVK_UNLIKELY(!fields))
-            return alloc_failed(c, x->out_count * sizeof *fields);
-    }
-    v->u.fields = fields;
-    /* As in decode_record, the position stays in a register across leaves. */
-    p = r->pos;
-    end = r->end;
-    for (i = 0; i < n->count; i++) {
-        avk_status st;
+    /* As in run_record, the position stays in a register across leaves. */
+    for (i = (uint32_t)f->i; i < n->count; i++) {
+        int st;
         const uint8_t *q;
         if (s[i].op == AVKI_OP_SKIP) {
             q = fast_skip(c->nodes, s + i, p, end, max_bytes);
@@ -731,24 +799,31 @@ static avk_status decode_record_resolving(dctx *c, const avki_node *n, avk_value
                 continue;
             }
             r->pos = p;
-            st = avki_skip_value(c->nodes, c->steps, c->limits, r, s[i].node, depth, &c->empty,
-                                 c->err);
+            st = skip_field(c, n, s + i, i);
             if (AVK_UNLIKELY(st != AVK_OK))
-                return avki_path_prepend(c->err, st, ".writer_field[%u]", i);
+                return st;
         } else {
-            avk_value *f = fields + x->slots[i];
-            f->type = s[i].type;
-            q = s[i].op == AVKI_OP_UNION
-                    ? fast_union(c, s + i, f, p, end, views, max_bytes, depth)
-                    : fast_field(c->nodes, s + i, f, p, end, views, max_bytes);
+            avk_value *fv = fields + x->slots[i];
+            fv->type = s[i].type;
+            q = s[i].op == AVKI_OP_UNION ? fast_union(c, s + i, fv, p, end, views, max_bytes)
+                                         : fast_field(c->nodes, s + i, fv, p, end, views,
+                                                      max_bytes);
             if (AVK_LIKELY(q != NULL)) {
                 p = q;
                 continue;
             }
             r->pos = p;
-            st = decode_step(c, s + i, f, depth);
+            if (is_leaf_op(s[i].op)) {
+                st = decode_leaf(c, s + i, fv);
+            } else {
+                f->i = i + 1;
+                st = decode_child(c, s + i, fv);
+                if (st == DEC_PUSHED)
+                    return DEC_PUSHED;
+            }
             if (AVK_UNLIKELY(st != AVK_OK))
-                return avki_path_prepend(c->err, st, ".fields[%u]", x->slots[i]);
+                return child_failed(c, AVKI_SEG_FIELD, x->slots[i],
+                                    n->type->fields[x->slots[i]].name, (avk_status)st);
         }
         p = r->pos;
         end = r->end;
@@ -759,329 +834,86 @@ static avk_status decode_record_resolving(dctx *c, const avki_node *n, avk_value
     return AVK_OK;
 }
 
-/* Reads a block header at offset off: *count items (0 ends the
- * collection). Negative counts are followed by the block's byte size:
- * *end gets the offset where the block must end (UINT64_MAX when no size
- * was given), checked by block_done. */
-AVK_INLINE avk_status read_block(dctx *c, uint64_t off, uint64_t *count, uint64_t *end)
-{
-    avk_reader *r = c->r;
-    int64_t n;
-    *end = UINT64_MAX;
-    AVK_TRY(avk_reader_read_long(r, &n, c->err));
-    if (n < 0) {
-        int64_t size;
-        if (AVK_UNLIKELY(n == INT64_MIN))
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                    "block count -2^63 cannot be negated");
-        n = -n;
-        AVK_TRY(avk_reader_read_long(r, &size, c->err));
-        if (AVK_UNLIKELY(size < 0))
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "negative block size %lld",
-                                    (long long)size);
-        if (AVK_UNLIKELY(c->memory && (uint64_t)size > (uint64_t)(r->end - r->pos)))
-            return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
-                                    "block of %lld bytes but only %zu remain", (long long)size,
-                                    (size_t)(r->end - r->pos));
-        *end = avk_reader_offset(r) + (uint64_t)size;
-    }
-    *count = (uint64_t)n;
-    return AVK_OK;
-}
-
-/* A block whose byte size disagrees with its items is malformed: a skipper
- * trusting the size would land elsewhere than a decoder. */
-static avk_status block_size_wrong(dctx *c, uint64_t off, uint64_t end)
-{
-    return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                            "block byte size ends at offset %llu but its items end at %llu",
-                            (unsigned long long)end,
-                            (unsigned long long)avk_reader_offset(c->r));
-}
-
-/* How many of the block's remaining items to decode now, after checking
- * them against the limits and the input. off is the block header's offset. */
-static avk_status take_items(dctx *c, uint64_t total, uint64_t left, uint64_t min_size,
-                             uint64_t off, uint64_t *take)
-{
-    avk_reader *r = c->r;
-    uint64_t avail = (uint64_t)(r->end - r->pos), n = left;
-    if (AVK_UNLIKELY(left > c->limits->max_items - total || total > c->limits->max_items))
-        return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
-                                "collection of more than max_items (%llu) items",
-                                (unsigned long long)c->limits->max_items);
-    if (min_size == 0) {
-        c->empty += left;
-        if (AVK_UNLIKELY(c->empty > c->limits->max_empty_items))
-            return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
-                                    "more than max_empty_items (%llu) zero-byte items",
-                                    (unsigned long long)c->limits->max_empty_items);
-    } else if (left > avail / min_size) {
-        if (c->memory)
-            return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
-                                    "block of %llu items needs at least %llu bytes but only "
-                                    "%llu remain",
-                                    (unsigned long long)left,
-                                    (unsigned long long)(left > UINT64_MAX / min_size
-                                                             ? UINT64_MAX
-                                                             : left * min_size),
-                                    (unsigned long long)avail);
-        n = avail / min_size;
-        if (n < STREAM_CHUNK_ITEMS)
-            n = left < STREAM_CHUNK_ITEMS ? left : STREAM_CHUNK_ITEMS;
-    }
-    *take = n;
-    return AVK_OK;
-}
-
-/* Makes room for need items of elem bytes in *items (capacity *cap),
- * keeping the first have. Grows by doubling; the old storage stays in
- * the arena until reset. */
-static avk_status reserve_items(dctx *c, void **items, uint64_t *cap, uint64_t have,
-                                uint64_t need, size_t elem)
-{
-    uint64_t ncap;
-    void *p;
-    if (need <= *cap)
-        return AVK_OK;
-    if (elem == 0) { /* items of null: a count and nothing stored */
-        *cap = need;
-        return AVK_OK;
-    }
-    ncap = *cap ? *cap * 2 : need;
-    if (ncap < need)
-        ncap = need;
-    if (ncap > (SIZE_MAX / 2) / elem)
-        return alloc_failed(c, SIZE_MAX);
-    if ((size_t)ncap * elem >= 256) {
-        /* Large arrays start on a cache line, so the copy into them does
-         * not split its 64-byte stores (measured on DoubleArray256: from
-         * about 2.0x to 1.9x the time of a bare memcpy). */
-        p = dalloc(c, (size_t)ncap * elem + 48, 16);
-        if (p)
-            p = (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
-    } else {
-        p = dalloc(c, (size_t)ncap * elem, 8);
-    }
-    if (!p)
-        return alloc_failed(c, (size_t)ncap * elem);
-    if (have)
-        memcpy(p, *items, (size_t)have * elem);
-    *items = p;
-    *cap = ncap;
-    return AVK_OK;
-}
-
-static int bytes_are_booleans(const uint8_t *p, size_t n)
-{
-    uint8_t acc = 0;
-    size_t i;
-    for (i = 0; i < n; i++)
-        acc |= p[i];
-    return (acc & 0xFE) == 0;
-}
-
-/* Typed items of a resolving plan whose writer items are narrower (or
- * another wire form) than the reader's storage: read in bulk where the
- * wire allows, then widened in place from the end (each wider item lands
- * on narrower ones already converted); anything else item by item. */
-static avk_status read_promoted(dctx *c, const avki_node *n, const avki_step *item, uint8_t *dst,
-                                size_t count, size_t *bad, size_t depth)
-{
-    avk_reader *r = c->r;
-    size_t i;
-    switch ((avki_op)item->op) {
-    case AVKI_OP_INT_LONG:
-    case AVKI_OP_INT_DOUBLE:
-        AVK_TRY(avki_reader_read_ints_counted(r, (int32_t *)(void *)dst, count, bad, c->err));
-        for (i = count; i-- > 0;) {
-            int32_t x;
-            memcpy(&x, dst + 4 * i, 4);
-            if (item->op == AVKI_OP_INT_LONG) {
-                int64_t y = x;
-                memcpy(dst + 8 * i, &y, 8);
-            } else {
-                double y = x;
-                memcpy(dst + 8 * i, &y, 8);
-            }
-        }
-        return AVK_OK;
-    case AVKI_OP_INT_FLOAT:
-        AVK_TRY(avki_reader_read_ints_counted(r, (int32_t *)(void *)dst, count, bad, c->err));
-        for (i = 0; i < count; i++) {
-            int32_t x;
-            float y;
-            memcpy(&x, dst + 4 * i, 4);
-            y = (float)x;
-            memcpy(dst + 4 * i, &y, 4);
-        }
-        return AVK_OK;
-    case AVKI_OP_LONG_DOUBLE:
-        AVK_TRY(avki_reader_read_longs_counted(r, (int64_t *)(void *)dst, count, bad, c->err));
-        for (i = 0; i < count; i++) {
-            int64_t x;
-            double y;
-            memcpy(&x, dst + 8 * i, 8);
-            y = (double)x;
-            memcpy(dst + 8 * i, &y, 8);
-        }
-        return AVK_OK;
-    case AVKI_OP_FLOAT_DOUBLE: {
-        uint64_t off = avk_reader_offset(r);
-        avk_status st = avk_reader_read_raw(r, dst, count * 4, c->err);
-        if (AVK_UNLIKELY(st != AVK_OK)) {
-            *bad = (size_t)((avk_reader_offset(r) - off) / 4);
-            return st;
-        }
-        for (i = count; i-- > 0;) {
-            float x;
-            double y;
-            memcpy(&x, dst + 4 * i, 4);
-            y = x;
-            memcpy(dst + 8 * i, &y, 8);
-        }
-        return AVK_OK;
-    }
-    default: {
-        /* long to float (the wire is wider than the storage), a union of
-         * the writer's read as one type, and the like: one by one. */
-        size_t size = avki_store_size(n);
-        for (i = 0; i < count; i++) {
-            avk_value tmp;
-            avk_status st;
-            tmp.type = item->type;
-            st = decode_step(c, item, &tmp, depth);
-            if (AVK_UNLIKELY(st != AVK_OK)) {
-                *bad = i;
-                return st;
-            }
-            switch ((avki_store)n->store) {
-            case AVKI_STORE_BOOLEAN: dst[i] = (uint8_t)tmp.u.boolean; break;
-            case AVKI_STORE_INT: memcpy(dst + size * i, &tmp.u.i, 4); break;
-            case AVKI_STORE_LONG: memcpy(dst + size * i, &tmp.u.l, 8); break;
-            case AVKI_STORE_FLOAT: memcpy(dst + size * i, &tmp.u.f, 4); break;
-            case AVKI_STORE_DOUBLE: memcpy(dst + size * i, &tmp.u.d, 8); break;
-            case AVKI_STORE_FIXED:
-                if (size) /* fixed(0): nothing stored, dst may be NULL */
-                    memcpy(dst + size * i, tmp.u.bytes.data, size);
-                break;
-            default: break;
-            }
-        }
-        return AVK_OK;
-    }
-    }
-}
-
-/* count typed items straight into dst (a C array). On error *bad gets
- * the index of the item at fault (from 0 in this call). */
-static avk_status read_typed(dctx *c, const avki_node *n, void *dst, size_t count, size_t *bad,
-                             size_t depth)
-{
-    avk_reader *r = c->r;
-    const avki_step *item = c->steps + n->first;
-    size_t size;
-    uint64_t off;
-    avk_status st;
-    *bad = 0;
-    /* In a resolving plan the items may need converting on the way. */
-    if (AVK_UNLIKELY(item->op > AVKI_OP_LAST_PLAIN || c->nodes[item->node].store))
-        return read_promoted(c, n, item, (uint8_t *)dst, count, bad, depth);
-    switch ((avki_store)n->store) {
-    case AVKI_STORE_INT:
-        return avki_reader_read_ints_counted(r, (int32_t *)dst, count, bad, c->err);
-    case AVKI_STORE_LONG:
-        return avki_reader_read_longs_counted(r, (int64_t *)dst, count, bad, c->err);
-    case AVKI_STORE_BOOLEAN: {
-        off = avk_reader_offset(r);
-        AVK_TRY(avk_reader_read_raw(r, dst, count, c->err));
-        if (AVK_UNLIKELY(!bytes_are_booleans((const uint8_t *)dst, count))) {
-            size_t i = 0;
-            while (((const uint8_t *)dst)[i] <= 1)
-                i++;
-            *bad = i;
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off + i,
-                                    "boolean byte is 0x%02x, expected 0 or 1",
-                                    ((const uint8_t *)dst)[i]);
-        }
-        return AVK_OK;
-    }
-    case AVKI_STORE_NULL:
-        return AVK_OK;
-    default: /* float, double, fixed: the wire format is the C layout */
-        size = avki_store_size(n);
-        off = avk_reader_offset(r);
-        st = avk_reader_read_raw(r, dst, count * size, c->err);
-        if (AVK_UNLIKELY(st != AVK_OK)) {
-            /* The first item that did not fit. */
-            uint64_t have = avk_reader_offset(r) - off;
-            *bad = (size_t)(have / size);
-            if (st == AVK_ERR_TRUNCATED)
-                return avki_decode_fail(c->err, st, off + *bad * size,
-                                        "input ends inside an item of %zu bytes", size);
-        }
-        return st;
-    }
-}
-
-static avk_status decode_array(dctx *c, const avki_node *n, avk_value *v, size_t depth)
+/* Moves an open array or map to its next chunk of items: the rest of the
+ * block, or the next block (checking the last one's byte size). *done is
+ * set at the 0 that ends the collection. total items are decoded. */
+static avk_status next_chunk(dctx *c, dcoll *b, const avki_node *n, avk_value *v, int is_map,
+                             uint64_t total, int *done)
 {
     const avki_step *item = c->steps + n->first;
-    uint64_t min_size = c->nodes[item->node].min_size;
-    int boxed = n->store == AVKI_STORE_BOXED;
-    size_t elem = boxed ? sizeof(avk_value) : avki_store_size(n);
-    void *items = NULL;
-    uint64_t total = 0, cap = 0;
-
+    /* A map entry takes at least its key's length byte. */
+    uint64_t min_size = c->nodes[item->node].min_size + (uint64_t)is_map;
     for (;;) {
-        uint64_t left = 0, end, off = avk_reader_offset(c->r);
-        AVK_TRY(read_block(c, off, &left, &end));
-        if (left == 0)
-            break;
-        while (left) {
-            uint64_t take, i;
-            AVK_TRY(take_items(c, total, left, min_size, off, &take));
-            AVK_TRY(reserve_items(c, &items, &cap, total, total + take, elem));
-            if (boxed) {
-                avk_value *vals = (avk_value *)items + total;
-                avk_reader *r = c->r;
-                int views = c->views && !c->check_utf8;
-                for (i = 0; i < take; i++) {
-                    avk_status st;
-                    /* Leaf items (strings, enums, fixed) as in decode_record. */
-                    const uint8_t *q;
-                    vals[i].type = item->type;
-                    q = fast_field(c->nodes, item, vals + i, r->pos, r->end, views,
-                                   c->limits->max_bytes);
-                    if (AVK_LIKELY(q != NULL)) {
-                        r->pos = q;
-                        continue;
-                    }
-                    st = decode_step(c, item, vals + i, depth);
-                    if (AVK_UNLIKELY(st != AVK_OK))
-                        return avki_path_prepend(c->err, st, ".items[%llu]",
-                                                 (unsigned long long)(total + i));
-                }
-            } else if (elem || item->op > AVKI_OP_LAST_PLAIN || c->nodes[item->node].store) {
-                /* Items of null or fixed(0) store nothing and, in a plain
-                 * plan, have no bytes; a resolving plan may still have to
-                 * read the writer's (a union read as null, say). */
-                size_t bad;
-                avk_status st = read_typed(c, n, elem ? (uint8_t *)items + total * elem : NULL,
-                                           (size_t)take, &bad, depth);
-                if (AVK_UNLIKELY(st != AVK_OK))
-                    return avki_path_prepend(c->err, st, ".items[%llu]",
-                                             (unsigned long long)(total + bad));
+        if (b->left) {
+            uint64_t take, cap = b->cap;
+            AVK_TRY(avki_dtake_items(c, total, b->left, min_size,
+                                     is_map || avki_dmay_be_malformed(item), b->off, &take));
+            if (is_map) {
+                uint64_t vcap = cap;
+                AVK_TRY(avki_dreserve(c, (void **)&v->u.map.keys, &cap, total, total + take,
+                                      sizeof(avk_bytes)));
+                AVK_TRY(avki_dreserve(c, (void **)&v->u.map.values, &vcap, total, total + take,
+                                      sizeof(avk_value)));
+            } else {
+                AVK_TRY(avki_dreserve(c, &v->u.array.items, &cap, total, total + take,
+                                      sizeof(avk_value)));
             }
-            total += take;
-            left -= take;
+            b->cap = cap;
+            b->chunk_end = total + take;
+            b->left -= take;
+            *done = 0;
+            return AVK_OK;
         }
-        if (AVK_UNLIKELY(end != UINT64_MAX && avk_reader_offset(c->r) != end))
-            return block_size_wrong(c, off, end);
+        if (AVK_UNLIKELY(b->end != UINT64_MAX && avk_reader_offset(c->r) != b->end))
+            return avki_dblock_size_wrong(c, b->off, b->end);
+        b->off = avk_reader_offset(c->r);
+        AVK_TRY(avki_dread_block(c, b->off, &b->left, &b->end));
+        if (b->left == 0) {
+            *done = 1;
+            return AVK_OK;
+        }
     }
-    v->u.array.items = items;
-    v->u.array.count = (size_t)total;
-    return AVK_OK;
+}
+
+static int run_array(dctx *c, dframe *f)
+{
+    dcoll *b = c->colls + c->ncoll - 1;
+    const avki_node *n = f->n;
+    const avki_step *item = c->steps + n->first;
+    avk_reader *r = c->r;
+    avk_value *v = f->v;
+    int views = c->views && !c->check_utf8;
+    uint64_t max_bytes = c->limits->max_bytes;
+    uint64_t i = f->i;
+    for (;;) {
+        avk_value *vals = (avk_value *)v->u.array.items;
+        int done, st;
+        for (; i < b->chunk_end; i++) {
+            /* Leaf items (strings, enums, fixed) as in run_record. */
+            const uint8_t *q;
+            vals[i].type = item->type;
+            q = fast_field(c->nodes, item, vals + i, r->pos, r->end, views, max_bytes);
+            if (AVK_LIKELY(q != NULL)) {
+                r->pos = q;
+                continue;
+            }
+            if (is_leaf_op(item->op)) {
+                st = decode_leaf(c, item, vals + i);
+            } else {
+                f->i = i + 1;
+                st = decode_child(c, item, vals + i);
+                if (st == DEC_PUSHED)
+                    return DEC_PUSHED;
+            }
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return child_failed(c, AVKI_SEG_ITEM, i, NULL, (avk_status)st);
+        }
+        AVK_TRY(next_chunk(c, b, n, v, 0, i, &done));
+        if (done) {
+            v->u.array.count = (size_t)i;
+            return AVK_OK;
+        }
+    }
 }
 
 /* A map key as a view, its length one byte (keys are short); NULL sends
@@ -1100,178 +932,184 @@ AVK_INLINE const uint8_t *fast_key(const uint8_t *p, const uint8_t *end, avk_byt
     return p + 1 + len;
 }
 
-static avk_status decode_map(dctx *c, const avki_node *n, avk_value *v, size_t depth)
+static int run_map(dctx *c, dframe *f)
 {
+    dcoll *b = c->colls + c->ncoll - 1;
+    const avki_node *n = f->n;
     const avki_step *item = c->steps + n->first;
-    uint64_t min_size = c->nodes[item->node].min_size + 1; /* the key's length */
-    void *keys = NULL, *vals = NULL;
-    uint64_t total = 0, kcap = 0, vcap = 0;
+    avk_reader *r = c->r;
+    avk_value *v = f->v;
     int views = c->views && !c->check_utf8;
     uint64_t max_bytes = c->limits->max_bytes;
-
+    uint64_t i = f->i;
     for (;;) {
-        uint64_t left = 0, end, off = avk_reader_offset(c->r);
-        AVK_TRY(read_block(c, off, &left, &end));
-        if (left == 0)
-            break;
-        while (left) {
-            uint64_t take, i;
-            AVK_TRY(take_items(c, total, left, min_size, off, &take));
-            AVK_TRY(reserve_items(c, &keys, &kcap, total, total + take, sizeof(avk_bytes)));
-            AVK_TRY(reserve_items(c, &vals, &vcap, total, total + take, sizeof(avk_value)));
-            for (i = 0; i < take; i++) {
-                avk_bytes *k = (avk_bytes *)keys + total + i;
-                avk_value *val = (avk_value *)vals + total + i;
-                avk_status st;
-                if (views) { /* as in decode_record: key and leaf value in registers */
-                    avk_reader *r = c->r;
-                    const uint8_t *q = fast_key(r->pos, r->end, k, max_bytes);
-                    if (AVK_LIKELY(q != NULL)) {
-                        val->type = item->type;
-                        q = fast_field(c->nodes, item, val, q, r->end, views, max_bytes);
-                    }
-                    if (AVK_LIKELY(q != NULL)) {
-                        r->pos = q;
-                        continue;
-                    }
+        avk_bytes *keys = v->u.map.keys;
+        avk_value *vals = v->u.map.values;
+        int done, st;
+        for (; i < b->chunk_end; i++) {
+            if (views) { /* as in run_record: key and leaf value in registers */
+                const uint8_t *q = fast_key(r->pos, r->end, keys + i, max_bytes);
+                if (AVK_LIKELY(q != NULL)) {
+                    vals[i].type = item->type;
+                    q = fast_field(c->nodes, item, vals + i, q, r->end, views, max_bytes);
                 }
-                st = read_string(c, k, 1);
-                if (AVK_UNLIKELY(st != AVK_OK))
-                    return avki_path_prepend(c->err, st, ".keys[%llu]",
-                                             (unsigned long long)(total + i));
-                st = decode_step(c, item, (avk_value *)vals + total + i, depth);
-                if (AVK_UNLIKELY(st != AVK_OK))
-                    return avki_path_prepend(c->err, st, ".values[%llu]",
-                                             (unsigned long long)(total + i));
+                if (AVK_LIKELY(q != NULL)) {
+                    r->pos = q;
+                    continue;
+                }
             }
-            total += take;
-            left -= take;
+            st = read_string(c, keys + i, 1);
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return child_failed(c, AVKI_SEG_KEY, i, NULL, (avk_status)st);
+            vals[i].type = item->type;
+            if (is_leaf_op(item->op)) {
+                st = decode_leaf(c, item, vals + i);
+            } else {
+                f->i = i + 1;
+                st = decode_child(c, item, vals + i);
+                if (st == DEC_PUSHED)
+                    return DEC_PUSHED;
+            }
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return child_failed(c, AVKI_SEG_VALUE, i, NULL, (avk_status)st);
         }
-        if (AVK_UNLIKELY(end != UINT64_MAX && avk_reader_offset(c->r) != end))
-            return block_size_wrong(c, off, end);
+        AVK_TRY(next_chunk(c, b, n, v, 1, i, &done));
+        if (done) {
+            v->u.map.count = (size_t)i;
+            return AVK_OK;
+        }
     }
-    v->u.map.keys = (avk_bytes *)keys;
-    v->u.map.values = (avk_value *)vals;
-    v->u.map.count = (size_t)total;
-    return AVK_OK;
 }
 
-static avk_status decode_union(dctx *c, const avki_node *n, avk_value *v, size_t depth)
+/* ---- the error's place ------------------------------------------------------- */
+
+/* Frames below the top give one segment each: the union they came
+ * through and the child they are decoding; the top gives its union and
+ * the tail's first segment, the tail the rest. */
+static size_t seg_count(const dctx *c)
 {
-    avk_reader *r = c->r;
-    int64_t idx;
-    uint64_t off = avk_reader_offset(r);
-    avk_value *bv;
+    size_t below = c->nframes ? c->nframes - 1 : 0;
+    int top_via = c->nframes && c->frames[c->nframes - 1].via != DV_NONE &&
+                  c->frames[c->nframes - 1].via != DV_WRAP;
+    return below + (top_via || c->ntail ? 1 : 0) + (c->ntail > 1 ? c->ntail - 1 : 0);
+}
+
+static void set_via(avki_seg *out, const dframe *f)
+{
+    if (f->via == DV_BRANCH)
+        out->via = AVKI_SEG_BRANCH;
+    else if (f->via == DV_WRITER_BRANCH)
+        out->via = AVKI_SEG_WRITER_BRANCH;
+    else
+        out->via = AVKI_SEG_NONE;
+    out->via_index = f->via_index;
+}
+
+static void seg_at(const void *ctx, size_t i, avki_seg *out)
+{
+    const dctx *c = (const dctx *)ctx;
+    size_t below = c->nframes ? c->nframes - 1 : 0;
+    memset(out, 0, sizeof *out);
+    if (i < below) {
+        const dframe *f = c->frames + i;
+        uint64_t k = f->i - 1;
+        set_via(out, f);
+        out->index = k;
+        switch (f->kind) {
+        case DK_RECORD:
+            out->kind = AVKI_SEG_FIELD;
+            out->name = f->n->type->fields[k].name;
+            break;
+        case DK_RECORD_RX:
+            out->kind = AVKI_SEG_FIELD;
+            out->index = c->rx[f->n->extra].slots[k];
+            out->name = f->n->type->fields[out->index].name;
+            break;
+        case DK_ARRAY:
+            out->kind = AVKI_SEG_ITEM;
+            break;
+        default:
+            out->kind = AVKI_SEG_VALUE;
+            break;
+        }
+        return;
+    }
+    if (i == below) {
+        if (c->nframes)
+            set_via(out, c->frames + c->nframes - 1);
+        if (c->ntail) {
+            out->kind = c->tail[0].kind;
+            out->index = c->tail[0].index;
+            out->name = c->tail[0].name;
+        }
+        return;
+    }
+    *out = c->tail[i - below];
+}
+
+static avk_status report(dctx *c, avk_status st)
+{
+    if (!c->reported)
+        avki_path_report(c->err, avki_type_label(c->plan->type), seg_count(c), seg_at, c);
+    return st;
+}
+
+static avk_status skip_field(dctx *c, const avki_node *n, const avki_step *s, uint32_t i)
+{
+    avki_path_part prefix;
     avk_status st;
-    AVK_TRY(avk_reader_read_long(r, &idx, c->err));
-    if (AVK_UNLIKELY(idx < 0 || (uint64_t)idx >= n->count))
-        return bad_index(c, off, "union branch", idx, n->count);
-    bv = (avk_value *)dalloc(c, sizeof *bv, 8);
-    if (AVK_UNLIKELY(!bv))
-        return alloc_failed(c, sizeof *bv);
-    v->u.branch.value = bv;
-    /* A resolving union takes the reader's branch index (a FAIL step
-     * reports a writer branch without one). */
-    v->u.branch.index = n->store ? (uint32_t)c->rx[n->extra].map[idx] : (uint32_t)idx;
-    st = decode_step(c, c->steps + n->first + idx, bv, depth);
-    if (AVK_UNLIKELY(st != AVK_OK))
-        return avki_path_prepend(c->err, st, ".branch[%u]", (unsigned)idx);
+    const avk_type *writer = c->rx[n->extra].writer;
+    c->ntail = 0;
+    avki_dtail_push_front(c, AVKI_SEG_WRITER_FIELD, i, writer->fields[i].name);
+    prefix.count = seg_count(c);
+    prefix.at = seg_at;
+    prefix.ctx = c;
+    st = avki_skip_nested(c->plan, c->r, s->node, c->depth, &c->empty,
+                          avki_type_label(c->plan->type), &prefix, c->err);
+    if (AVK_UNLIKELY(st != AVK_OK)) {
+        c->reported = 1;
+        return st;
+    }
+    c->ntail = 0;
     return AVK_OK;
 }
 
-static avk_status depth_exceeded(dctx *c)
+/* Runs the open frames to the end. */
+static avk_status run(dctx *c)
 {
-    return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
-                            "nesting deeper than max_depth (%zu)", c->limits->max_depth);
-}
-
-static avk_status decode_node(dctx *c, uint32_t node, avk_value *v, size_t depth)
-{
-    const avki_node *n = c->nodes + node;
-    switch ((avki_op)n->op) {
-    case AVKI_OP_RECORD:
-        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
-            return depth_exceeded(c);
-        return decode_record(c, n, v, depth);
-    case AVKI_OP_ENUM: {
-        int32_t idx;
-        uint64_t off = avk_reader_offset(c->r);
-        AVK_TRY(avk_reader_read_int(c->r, &idx, c->err));
-        if (AVK_UNLIKELY(idx < 0 || (uint32_t)idx >= n->count))
-            return bad_index(c, off, "enum", idx, n->count);
-        if (n->store) { /* resolving: the reader's symbol */
-            const avki_rx *x = c->rx + n->extra;
-            if (AVK_UNLIKELY(x->map[idx] < 0))
-                return avki_decode_fail(c->err, AVK_ERR_RESOLUTION, off,
-                                        "writer symbol %s is not in reader enum %s, which has "
-                                        "no default",
-                                        x->writer->symbols[idx], n->type->fullname);
-            idx = x->map[idx];
+    while (c->nframes) {
+        dframe *f = c->frames + c->nframes - 1;
+        int st;
+        switch (f->kind) {
+        case DK_RECORD: st = run_record(c, f); break;
+        case DK_RECORD_RX: st = run_record_rx(c, f); break;
+        case DK_ARRAY: st = run_array(c, f); break;
+        default: st = run_map(c, f); break;
         }
-        v->u.index = idx;
-        return AVK_OK;
+        if (AVK_LIKELY(st == AVK_OK)) {
+            c->depth -= f->via == DV_NONE ? 1 : 2;
+            if (f->kind >= DK_ARRAY)
+                c->ncoll--;
+            c->nframes--;
+        } else if (st != DEC_PUSHED) {
+            return report(c, (avk_status)st);
+        }
     }
-    case AVKI_OP_FIXED:
-        return read_fixed(c, n->count, &v->u.bytes);
-    case AVKI_OP_ARRAY:
-        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
-            return depth_exceeded(c);
-        return decode_array(c, n, v, depth);
-    case AVKI_OP_MAP:
-        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
-            return depth_exceeded(c);
-        return decode_map(c, n, v, depth);
-    case AVKI_OP_UNION:
-        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
-            return depth_exceeded(c);
-        return decode_union(c, n, v, depth);
-    case AVKI_OP_UNWRAP: {
-        int64_t idx;
-        uint64_t off = avk_reader_offset(c->r);
-        avk_status st;
-        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
-            return depth_exceeded(c);
-        AVK_TRY(avk_reader_read_long(c->r, &idx, c->err));
-        if (AVK_UNLIKELY(idx < 0 || (uint64_t)idx >= n->count))
-            return bad_index(c, off, "union branch", idx, n->count);
-        st = decode_step(c, c->steps + n->first + idx, v, depth);
-        if (AVK_UNLIKELY(st != AVK_OK))
-            return avki_path_prepend(c->err, st, ".writer_branch[%u]", (unsigned)idx);
-        return AVK_OK;
-    }
-    case AVKI_OP_WRAP: {
-        avk_value *bv;
-        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
-            return depth_exceeded(c);
-        bv = (avk_value *)dalloc(c, sizeof *bv, 8);
-        if (AVK_UNLIKELY(!bv))
-            return alloc_failed(c, sizeof *bv);
-        v->u.branch.value = bv;
-        v->u.branch.index = n->count;
-        return decode_step(c, c->steps + n->first, bv, depth);
-    }
-    case AVKI_OP_FAIL:
-        return avki_decode_fail(c->err, AVK_ERR_RESOLUTION, avk_reader_offset(c->r), "%s",
-                                c->rx[n->extra].message);
-    default: {
-        /* A leaf reached as a node (the root). */
-        avki_step s;
-        s.op = n->op;
-        s.node = node;
-        s.type = n->type;
-        return decode_step(c, &s, v, depth);
-    }
-    }
+    return AVK_OK;
 }
 
 avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena, avk_value *out,
                            avk_error *err)
 {
     dctx c;
-    avk_status st;
+    dframe frames[LOCAL_FRAMES];
+    dcoll colls[LOCAL_COLLS];
+    avki_step root;
+    int st;
     if (AVK_UNLIKELY(!plan || !r || !arena || !out))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, 0, "avk_plan_decode: NULL argument");
     c.r = r;
+    c.plan = plan;
     c.arena = &arena->core;
     c.arena->limit_hit = 0; /* a previous value's failure says nothing of this one */
     c.nodes = plan->nodes;
@@ -1284,14 +1122,50 @@ avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena
     c.empty = 0;
     c.mem = 0;
     c.err = err;
+    c.frames = frames;
+    c.nframes = 0;
+    c.frame_cap = LOCAL_FRAMES;
+    c.colls = colls;
+    c.ncoll = 0;
+    c.coll_cap = LOCAL_COLLS;
+    c.depth = 0;
+    c.ntail = 0;
+    c.reported = 0;
     out->type = plan->type;
-    /* Most plans are records: go straight to the field loop (depth 1 is
-     * within every max_depth). */
-    if (plan->nodes[plan->root].op == AVKI_OP_RECORD)
-        st = decode_record(&c, plan->nodes + plan->root, out, 1);
-    else
-        st = decode_node(&c, plan->root, out, 0);
+    /* Most values are one record of leaves: its frame is set up and run
+     * here, without the general child and frame loop. */
+    if (AVK_LIKELY(plan->nodes[plan->root].op == AVKI_OP_RECORD && !plan->nodes[plan->root].store)) {
+        const avki_node *n = plan->nodes + plan->root;
+        avk_value *fields = NULL;
+        if (n->count) {
+            fields = (avk_value *)avki_dalloc(&c, n->count * sizeof *fields, 8);
+            if (AVK_UNLIKELY(!fields))
+                return report(&c, avki_dalloc_failed(&c, n->count * sizeof *fields));
+        }
+        out->u.fields = fields;
+        frames[0].n = n;
+        frames[0].v = out;
+        frames[0].i = 0;
+        frames[0].via_index = 0;
+        frames[0].kind = DK_RECORD;
+        frames[0].via = DV_NONE;
+        c.nframes = 1;
+        c.depth = 1; /* within every max_depth */
+        st = run_record(&c, frames);
+        if (AVK_LIKELY(st == AVK_OK))
+            return AVK_OK;
+        if (st != DEC_PUSHED)
+            return report(&c, (avk_status)st);
+        return run(&c);
+    }
+    root.op = plan->nodes[plan->root].op;
+    root.run = 0;
+    root.node = plan->root;
+    root.type = plan->type;
+    st = decode_child(&c, &root, out);
+    if (st == DEC_PUSHED)
+        return run(&c);
     if (AVK_UNLIKELY(st != AVK_OK))
-        avki_path_finish(err, plan->type);
-    return st;
+        return report(&c, (avk_status)st);
+    return AVK_OK;
 }

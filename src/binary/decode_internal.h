@@ -5,6 +5,7 @@
 #include "binary/plan_internal.h"
 #include "avrokit/macros.h"
 #include "common/arena.h"
+#include "common/value_path.h"
 
 /* Fills err (path cleared) and returns st. */
 avk_status avki_decode_fail(avk_error *err, avk_status st, uint64_t offset, const char *fmt, ...)
@@ -32,12 +33,14 @@ static inline avk_status avki_check_length(int64_t n, uint64_t max_bytes, uint64
     return avki_length_error(err, n, max_bytes, off, what);
 }
 
-/* Skips one value of plain node `node` (decode.c skips a writer's field
- * this way in a resolving record). empty counts zero-byte items across the
- * caller's value. Statuses as avk_plan_skip. */
-avk_status avki_skip_value(const avki_node *nodes, const avki_step *steps,
-                           const avk_limits *limits, avk_reader *r, uint32_t node, size_t depth,
-                           uint64_t *empty, avk_error *err);
+/* Skips one value of plain node `node` of plan (the decoder skips a
+ * writer's field this way in a resolving record), starting at nesting
+ * depth. empty counts zero-byte items across the caller's value. An error
+ * gets its whole path: root, then prefix (the caller's part, may be NULL),
+ * then the skipped value's own. Statuses as avk_plan_skip. */
+avk_status avki_skip_nested(const avk_plan *plan, avk_reader *r, uint32_t node, size_t depth,
+                            uint64_t *empty, const char *root, const avki_path_part *prefix,
+                            avk_error *err);
 
 /* 1 when s[0..n) is valid UTF-8. */
 int avki_utf8_valid(const uint8_t *s, size_t n);

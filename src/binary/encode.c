@@ -1,4 +1,4 @@
-/* Binary encoder: runs a plan over a generic value, checking it against the schema as it writes. */
+/* Binary encoder: runs a plan over a generic value with an explicit stack (no recursion), checking it against the schema as it writes. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -6,16 +6,34 @@
 #include "binary/decode_internal.h"
 #include "binary/encode_internal.h"
 #include "common/error.h"
+#include "common/stack.h"
 #include "varint/kernels.h"
 #include "varint/varint_word.h"
 
-/* A block's byte size is written in front of its items, so a block with
- * byte sizes is encoded first and its size patched in. In a memory writer
- * that happens in place: one byte is left for the size (enough for blocks
- * of up to 63 bytes) and the items are moved up when it needs more. A
- * stream may flush half a block, so there the outermost such block goes
- * through a scratch memory writer that starts this small. */
+/* A stream may flush half a block, so with byte sizes the outermost
+ * collection goes through a scratch memory writer that starts this small. */
 #define SCRATCH_INITIAL 256
+
+enum { EK_RECORD, EK_ARRAY, EK_MAP };
+
+/* One open record, array or map. */
+typedef struct eframe {
+    const avki_node *n;
+    const avk_value *v;
+    size_t i;           /* the next field or item; below the top, i - 1 is the
+                           child being written */
+    size_t bend;        /* arrays, maps: where the open block's items end (0: none yet) */
+    size_t hdr;         /* blocks with byte sizes: where the size goes in w->buf */
+    avk_writer *outer;  /* a collection writing through the scratch: the writer
+                           to hand it to at its end; else NULL */
+    uint32_t via_index; /* the union branch the value came through, when via */
+    uint8_t kind;       /* EK_* */
+    uint8_t via;
+} eframe;
+
+/* Segments an error adds below the top frame: its child, a union branch,
+ * a typed array's item. */
+#define ETAIL_MAX 3
 
 typedef struct ectx {
     avk_writer *w;          /* where bytes go now: the caller's writer or the scratch */
@@ -28,9 +46,11 @@ typedef struct ectx {
     int scratch_ready;
     avk_writer scratch;     /* memory writer for blocks with sizes when w is a stream */
     avk_error *err;
+    avki_stack stack;       /* of eframe */
+    size_t depth;           /* nesting of the open frames, unions counted */
+    avki_seg tail[ETAIL_MAX];
+    size_t ntail;
 } ectx;
-
-static avk_status encode_node(ectx *c, uint32_t node, const avk_value *v, size_t depth);
 
 /* ---- cold reporting ------------------------------------------------------ */
 
@@ -82,6 +102,14 @@ static avk_status depth_exceeded(ectx *c)
 {
     return avki_error_set(c->err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
                           "nesting deeper than max_depth (%zu)", c->max_depth);
+}
+
+static avk_status stack_failed(ectx *c) __attribute__((cold));
+
+static avk_status stack_failed(ectx *c)
+{
+    return avki_error_set(c->err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                          "out of memory for %zu levels of nesting", c->stack.n + 1);
 }
 
 /* ---- leaves ------------------------------------------------------------------ */
@@ -185,10 +213,14 @@ AVK_INLINE int kind_ok(const avki_step *s, const avk_value *v)
     return AVK_LIKELY(v->type == s->type) || shape_ok(s->type, v->type);
 }
 
-/* One value of step s: the kind checked, leaves written inline, compounds
- * through encode_node. */
-AVK_INLINE avk_status encode_step(ectx *c, const avki_step *s, const avk_value *v,
-                                  size_t depth)
+/* Ops written in place; records, arrays, maps and unions need the stack. */
+AVK_INLINE int is_leaf_op(uint8_t op)
+{
+    return op < AVKI_OP_RECORD || op == AVKI_OP_ENUM || op == AVKI_OP_FIXED;
+}
+
+/* One value of a leaf step, its kind checked. */
+AVK_INLINE avk_status encode_leaf(ectx *c, const avki_step *s, const avk_value *v)
 {
     if (AVK_UNLIKELY(!kind_ok(s, v)))
         return wrong_kind(c, s, v);
@@ -212,8 +244,24 @@ AVK_INLINE avk_status encode_step(ectx *c, const avki_step *s, const avk_value *
         return write_bytes(c, &v->u.bytes, "string");
     case AVKI_OP_BYTES:
         return write_bytes(c, &v->u.bytes, "bytes");
-    default:
-        return encode_node(c, s->node, v, depth);
+    case AVKI_OP_ENUM: {
+        const avki_node *n = c->nodes + s->node;
+        if (AVK_UNLIKELY(v->u.index < 0 || (uint32_t)v->u.index >= n->count))
+            return avki_encode_mismatch(c->err, "enum index %d out of range (%u symbols)",
+                                        (int)v->u.index, n->count);
+        return avk_writer_write_int(c->w, v->u.index, c->err);
+    }
+    default: { /* AVKI_OP_FIXED */
+        const avki_node *n = c->nodes + s->node;
+        if (AVK_UNLIKELY(v->u.bytes.len != n->count))
+            return avki_encode_mismatch(c->err, "fixed value of %zu bytes, expected %u",
+                                        v->u.bytes.len, n->count);
+        if (n->count == 0)
+            return AVK_OK;
+        if (AVK_UNLIKELY(!v->u.bytes.data))
+            return avki_encode_mismatch(c->err, "fixed value of %u bytes has no data", n->count);
+        return avk_writer_write_raw(c->w, v->u.bytes.data, n->count, c->err);
+    }
     }
 }
 
@@ -303,13 +351,13 @@ AVK_INLINE uint8_t *fast_put(const avki_node *nodes, const avki_step *s, const a
 
 /* A union whose branch is a leaf fast_put handles. */
 AVK_INLINE uint8_t *fast_put_union(const ectx *c, const avki_step *s, const avk_value *v,
-                                   uint8_t *p, size_t depth)
+                                   uint8_t *p)
 {
     const avki_node *n = c->nodes + s->node;
     uint32_t b = v->u.branch.index;
     const avki_step *bs;
     if (AVK_UNLIKELY(!kind_ok(s, v) || b >= n->count || b > 63 || !v->u.branch.value ||
-                     depth >= c->max_depth))
+                     c->depth >= c->max_depth))
         return NULL;
     bs = c->steps + n->first + b;
     if (bs->op >= AVKI_OP_RECORD && bs->op != AVKI_OP_ENUM && bs->op != AVKI_OP_FIXED)
@@ -318,252 +366,97 @@ AVK_INLINE uint8_t *fast_put_union(const ectx *c, const avki_step *s, const avk_
     return fast_put(c->nodes, bs, v->u.branch.value, p + 1);
 }
 
-AVK_INLINE avk_status encode_record(ectx *c, const avki_node *n, const avk_value *v,
-                                  size_t depth)
+/* A typed array's bad item: the error's tail (nothing is in it yet). */
+static void ctail_item(ectx *c, uint64_t index)
 {
-    const avki_step *s = c->steps + n->first;
-    const avk_value *f = v->u.fields;
-    avk_writer *w = c->w;
-    uint32_t i, count = n->count;
-    uint8_t *p = w->pos;
-    if (AVK_UNLIKELY(count && !f))
-        return avki_encode_mismatch(c->err, "record value has no fields (expected %u)", count);
-    for (i = 0; i < count;) {
-        avk_status st;
-        /* The position stays in a register across leaf fields; the
-         * general path below works through w->pos. */
-        if (AVK_LIKELY(w->end - p >= FAST_ROOM)) {
-            uint8_t *q = s[i].op == AVKI_OP_UNION ? fast_put_union(c, s + i, f + i, p, depth)
-                                                 : fast_put(c->nodes, s + i, f + i, p);
-            if (AVK_LIKELY(q != NULL)) {
-                p = q;
-                i++;
-                continue;
-            }
-        }
-        w->pos = p;
-        if (is_varint_op(s[i].op) && i + 1 < count && is_varint_op(s[i + 1].op)) {
-            int64_t tmp[RUN_MAX];
-            uint32_t k = gather_run(s, f, i, count, tmp);
-            if (k > 1) {
-                /* The kernel directly when the worst case (10 bytes a value)
-                 * fits: on a run this short the writer's wrapper costs about
-                 * as much as the kernel. */
-                if (AVK_LIKELY((size_t)(w->end - w->pos) >= RUN_MAX * AVK_VARINT_LONG_MAX)) {
-                    w->pos += ((const avki_kernels *)w->kernels)->encode_longs(w->pos, tmp, k);
-                } else {
-                    st = avk_writer_write_longs(w, tmp, k, c->err);
-                    if (AVK_UNLIKELY(st != AVK_OK))
-                        return avki_path_prepend(c->err, st, ".fields[%u]", i);
-                }
-                i += k;
-                p = w->pos;
-                continue;
-            }
-        }
-        st = encode_step(c, s + i, f + i, depth);
-        if (AVK_UNLIKELY(st != AVK_OK))
-            return avki_path_prepend(c->err, st, ".fields[%u]", i);
-        /* Nested values may have switched c->w to the scratch writer and back. */
-        w = c->w;
-        p = w->pos;
-        i++;
-    }
-    w->pos = p;
-    return AVK_OK;
+    memset(&c->tail[0], 0, sizeof c->tail[0]);
+    c->tail[0].kind = AVKI_SEG_ITEM;
+    c->tail[0].index = index;
+    c->ntail = 1;
 }
 
-static avk_status encode_union(ectx *c, const avki_node *n, const avk_value *v, size_t depth)
+/* A typed array (a C array of items): its items' type checked, then written. */
+static avk_status encode_typed(ectx *c, const avki_node *n, const avk_value *v)
 {
-    uint32_t b = v->u.branch.index;
+    const avk_type *items_type = v->type->items;
+    /* The storage follows the value's item type: it must be the plan's, or
+     * the C array would be read with the wrong element size. */
+    const avk_type *want = c->nodes[c->steps[n->first].node].type;
+    uint64_t bad = UINT64_MAX;
     avk_status st;
-    if (AVK_UNLIKELY(b >= n->count))
-        return avki_encode_mismatch(c->err, "union branch %u out of range (%u branches)", b,
-                                    n->count);
-    if (AVK_UNLIKELY(!v->u.branch.value))
-        return avki_encode_mismatch(c->err, "union value has no branch value");
-    AVK_TRY(avk_writer_write_long(c->w, (int64_t)b, c->err));
-    st = encode_step(c, c->steps + n->first + b, v->u.branch.value, depth);
-    if (AVK_UNLIKELY(st != AVK_OK))
-        return avki_path_prepend(c->err, st, ".branch[%u]", b);
-    return AVK_OK;
+    if (AVK_UNLIKELY(!items_type || items_type->kind != want->kind ||
+                     (want->kind == AVK_FIXED && items_type->size != want->size)))
+        return avki_encode_mismatch(c->err, "array items are %s, expected %s",
+                                    items_type ? avk_kind_name(items_type->kind) : "untyped",
+                                    avki_type_label(want));
+    st = avki_encode_typed_array(c->plan, n, v->u.array.items, v->u.array.count, c->w, &bad,
+                                 c->err);
+    if (AVK_UNLIKELY(st != AVK_OK) && bad != UINT64_MAX)
+        ctail_item(c, bad);
+    return st;
 }
 
-/* ---- typed arrays (shared with the builder) ------------------------------------ */
+/* A union's branch index out of range: the message lists the branches. */
+static avk_status union_mismatch(ectx *c, const avki_node *n, uint32_t b) __attribute__((cold));
 
-/* Length of the varint of zigzag value u: 1 to 10. */
-AVK_INLINE size_t varint_len(uint64_t u)
+static avk_status union_mismatch(ectx *c, const avki_node *n, uint32_t b)
 {
-    return 1 + (size_t)(63 - __builtin_clzll(u | 1)) / 7;
-}
-
-/* Encoded bytes of k typed items: exact, so a block with byte sizes is
- * written straight through (no patching, no scratch). */
-static uint64_t typed_size(const avki_node *n, const void *items, size_t k)
-{
-    uint64_t size = 0;
-    size_t i;
-    switch ((avki_store)n->store) {
-    case AVKI_STORE_INT:
-        for (i = 0; i < k; i++)
-            size += varint_len(avk_zigzag_encode32(((const int32_t *)items)[i]));
-        return size;
-    case AVKI_STORE_LONG:
-        for (i = 0; i < k; i++)
-            size += varint_len(avk_zigzag_encode64(((const int64_t *)items)[i]));
-        return size;
-    default:
-        return (uint64_t)k * avki_store_size(n);
-    }
-}
-
-static avk_status write_typed(const avki_node *n, const void *items, size_t k, avk_writer *w,
-                              avk_error *err)
-{
-    switch ((avki_store)n->store) {
-    case AVKI_STORE_INT:
-        return avk_writer_write_ints(w, (const int32_t *)items, k, err);
-    case AVKI_STORE_LONG:
-        return avk_writer_write_longs(w, (const int64_t *)items, k, err);
-    case AVKI_STORE_NULL:
-        return AVK_OK;
-    default: /* boolean, float, double, fixed: the wire format is the C layout */
-        if (k == 0 || avki_store_size(n) == 0) /* fixed of size 0: no storage */
-            return AVK_OK;
-        return avk_writer_write_raw(w, items, k * avki_store_size(n), err);
-    }
-}
-
-avk_status avki_encode_typed_array(const avk_plan *plan, const avki_node *n, const void *items,
-                                   size_t count, avk_writer *w, avk_error *err)
-{
-    size_t elem = avki_store_size(n), per = plan->block_items ? plan->block_items : count;
-    size_t start, k;
-    const uint8_t *p = (const uint8_t *)items;
-
-    if (AVK_UNLIKELY(count && !items && elem != 0))
-        return avki_encode_mismatch(err, "array of %zu items has no items", count);
-    if (n->store == AVKI_STORE_BOOLEAN) {
-        uint8_t acc = 0;
-        size_t i;
-        for (i = 0; i < count; i++)
-            acc |= p[i];
-        if (AVK_UNLIKELY(acc > 1)) {
-            for (i = 0; p[i] <= 1; i++)
-                ;
-            avki_encode_mismatch(err, "boolean item is %u, expected 0 or 1", (unsigned)p[i]);
-            return avki_path_prepend(err, AVK_ERR_INVALID_ARGUMENT, ".items[%zu]", i);
+    char list[160];
+    size_t i, used = 0;
+    list[0] = 0;
+    for (i = 0; i < n->type->branch_count && used + 4 < sizeof list; i++) {
+        int k = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                         avki_type_label(n->type->branches[i]));
+        if (k < 0 || (size_t)k >= sizeof list - used) {
+            snprintf(list + used, sizeof list - used, "...");
+            break;
         }
+        used += (size_t)k;
     }
-    for (start = 0; start < count; start += k) {
-        const void *at = elem ? p + start * elem : items; /* null items: no storage */
-        k = count - start < per ? count - start : per;
-        if (plan->flags & AVK_PLAN_BLOCK_SIZES) {
-            AVK_TRY(avk_writer_write_long(w, -(int64_t)k, err));
-            AVK_TRY(avk_writer_write_long(w, (int64_t)typed_size(n, at, k), err));
-        } else {
-            AVK_TRY(avk_writer_write_long(w, (int64_t)k, err));
-        }
-        AVK_TRY(write_typed(n, at, k, w, err));
-    }
-    return avk_writer_write_long(w, 0, err);
+    return avki_encode_mismatch(c->err, "union branch %u out of range (%u branches: %s)", b,
+                                n->count, list);
 }
 
-/* ---- blocks of boxed items ----------------------------------------------------- */
+/* ---- the explicit stack --------------------------------------------------------- */
 
-/* Items [start, start + k) of an array or map. */
-typedef avk_status (*range_fn)(ectx *c, const avki_node *n, const avk_value *v, size_t start,
-                               size_t k, size_t depth);
+/* A child pushed a frame: the loop in run() goes on with it. */
+#define ENC_PUSHED 0x100
 
-static avk_status array_range(ectx *c, const avki_node *n, const avk_value *v, size_t start,
-                              size_t k, size_t depth)
+/* Frames on the C stack before the stack moves to the heap. */
+#define LOCAL_FRAMES 16
+
+/* Opens a frame for a record, array or map value. */
+static int push(ectx *c, uint8_t kind, const avki_node *n, const avk_value *v, uint8_t via,
+                uint32_t via_index)
 {
-    const avki_step *item = c->steps + n->first;
-    const avk_value *items = (const avk_value *)v->u.array.items;
-    avk_writer *w = c->w;
-    uint8_t *p = w->pos;
-    size_t i;
-    for (i = start; i < start + k; i++) {
-        avk_status st;
-        if (AVK_LIKELY(w->end - p >= FAST_ROOM)) { /* as in encode_record */
-            uint8_t *q = fast_put(c->nodes, item, items + i, p);
-            if (AVK_LIKELY(q != NULL)) {
-                p = q;
-                continue;
-            }
-        }
-        w->pos = p;
-        st = encode_step(c, item, items + i, depth);
-        if (AVK_UNLIKELY(st != AVK_OK))
-            return avki_path_prepend(c->err, st, ".items[%zu]", i);
-        w = c->w;
-        p = w->pos;
-    }
-    w->pos = p;
-    return AVK_OK;
+    eframe *f = (eframe *)avki_stack_push(&c->stack);
+    if (AVK_UNLIKELY(!f))
+        return stack_failed(c);
+    f->n = n;
+    f->v = v;
+    f->i = 0;
+    f->bend = 0;
+    f->hdr = 0;
+    f->outer = NULL;
+    f->via_index = via_index;
+    f->kind = kind;
+    f->via = via;
+    c->depth += via ? 2 : 1;
+    return ENC_PUSHED;
 }
 
-static avk_status map_range(ectx *c, const avki_node *n, const avk_value *v, size_t start,
-                            size_t k, size_t depth)
+/* Puts a segment in front of the error's tail. */
+static avk_status tail_front(ectx *c, avki_seg_kind kind, uint64_t index, const char *name,
+                             avk_status st)
 {
-    const avki_step *item = c->steps + n->first;
-    avk_writer *w = c->w;
-    uint8_t *p = w->pos;
-    size_t i;
-    for (i = start; i < start + k; i++) {
-        avk_status st;
-        if (AVK_LIKELY(w->end - p >= 2 * FAST_ROOM)) {
-            uint8_t *q = put_short_bytes(p, v->u.map.keys + i);
-            if (AVK_LIKELY(q != NULL))
-                q = fast_put(c->nodes, item, v->u.map.values + i, q);
-            if (AVK_LIKELY(q != NULL)) {
-                p = q;
-                continue;
-            }
-        }
-        w->pos = p;
-        st = write_bytes(c, v->u.map.keys + i, "map key");
-        if (AVK_UNLIKELY(st != AVK_OK))
-            return avki_path_prepend(c->err, st, ".keys[%zu]", i);
-        st = encode_step(c, item, v->u.map.values + i, depth);
-        if (AVK_UNLIKELY(st != AVK_OK))
-            return avki_path_prepend(c->err, st, ".values[%zu]", i);
-        w = c->w;
-        p = w->pos;
-    }
-    w->pos = p;
-    return AVK_OK;
-}
-
-/* Blocks with byte sizes into a memory writer, each size patched in front
- * of its items once they are written. */
-static avk_status sized_blocks_in_place(ectx *c, const avki_node *n, const avk_value *v,
-                                        size_t count, range_fn fn, size_t depth)
-{
-    size_t per = c->block_items ? c->block_items : count, start, k;
-    for (start = 0; start < count; start += k) {
-        avk_writer *w = c->w;
-        size_t hdr, items_at, size, len;
-        uint8_t tmp[AVK_VARINT_LONG_MAX];
-        static const uint8_t zero = 0;
-        k = count - start < per ? count - start : per;
-        AVK_TRY(avk_writer_write_long(w, -(int64_t)k, c->err));
-        hdr = (size_t)(w->pos - w->buf);
-        AVK_TRY(avk_writer_write_raw(w, &zero, 1, c->err));
-        items_at = hdr + 1;
-        AVK_TRY(fn(c, n, v, start, k, depth));
-        size = (size_t)(w->pos - w->buf) - items_at;
-        len = avk_varint_encode_long(tmp, (int64_t)size);
-        if (len > 1) {
-            /* Only the bytes really needed: a memory writer near max_size
-             * fails exactly when the result does not fit. */
-            AVK_TRY(avk_writer_reserve(w, len - 1, c->err));
-            memmove(w->buf + items_at + len - 1, w->buf + items_at, size);
-            w->pos += len - 1;
-        }
-        memcpy(w->buf + hdr, tmp, len);
-    }
-    return avk_writer_write_long(c->w, 0, c->err);
+    size_t n = c->ntail < ETAIL_MAX ? c->ntail : ETAIL_MAX - 1;
+    memmove(c->tail + 1, c->tail, n * sizeof c->tail[0]);
+    memset(&c->tail[0], 0, sizeof c->tail[0]);
+    c->tail[0].kind = kind;
+    c->tail[0].index = index;
+    c->tail[0].name = name;
+    c->ntail = n + 1;
+    return st;
 }
 
 static avk_status scratch_failed(ectx *c) __attribute__((cold));
@@ -574,127 +467,389 @@ static avk_status scratch_failed(ectx *c)
                           "cannot allocate a scratch buffer for a block with its byte size");
 }
 
-/* An array's or map's blocks and the 0 that ends them. */
-static avk_status encode_blocks(ectx *c, const avki_node *n, const avk_value *v, size_t count,
-                                range_fn fn, size_t depth)
+/* Opens an array or map of count boxed items (an empty one is just its 0).
+ * A block's byte size is written in front of its items, so a block with
+ * byte sizes is encoded first and its size patched in. In a memory writer
+ * that happens in place; a stream may flush half a block, so there the
+ * outermost such collection goes through a scratch memory writer (and
+ * everything inside it is patched in place there). */
+static int open_collection(ectx *c, uint8_t kind, const avki_node *n, const avk_value *v,
+                           size_t count, uint8_t via, uint32_t via_index)
 {
-    avk_writer *outer;
-    const uint8_t *data;
-    size_t len, per, start, k;
-    avk_status st;
-
-    if (!c->block_sizes) {
-        per = c->block_items ? c->block_items : count;
-        for (start = 0; start < count; start += k) {
-            k = count - start < per ? count - start : per;
-            AVK_TRY(avk_writer_write_long(c->w, (int64_t)k, c->err));
-            AVK_TRY(fn(c, n, v, start, k, depth));
-        }
+    eframe *f;
+    int st;
+    if (count == 0)
         return avk_writer_write_long(c->w, 0, c->err);
-    }
-    if (!c->w->sink)
-        return sized_blocks_in_place(c, n, v, count, fn, depth);
-
-    /* A stream: the outermost sized collection goes through the scratch
-     * (everything inside it is then in memory and patched in place). */
-    outer = c->w;
+    st = push(c, kind, n, v, via, via_index);
+    if (st != ENC_PUSHED || !c->block_sizes || !c->w->sink)
+        return st;
+    f = (eframe *)avki_stack_at(&c->stack, c->stack.n - 1);
     if (!c->scratch_ready) {
         avk_writer_options o;
         memset(&o, 0, sizeof o);
         o.struct_size = sizeof o;
         o.buffer_size = SCRATCH_INITIAL;
-        o.allocator = &outer->alloc;
+        o.allocator = &c->w->alloc;
         if (avk_writer_init_memory(&c->scratch, &o, NULL) != AVK_OK)
             return scratch_failed(c);
         c->scratch_ready = 1;
     }
     avk_writer_reset(&c->scratch);
+    f->outer = c->w;
     c->w = &c->scratch;
-    st = sized_blocks_in_place(c, n, v, count, fn, depth);
-    c->w = outer;
-    AVK_TRY(st);
-    data = avk_writer_data(&c->scratch, &len);
-    return avk_writer_write_raw(outer, data, len, c->err);
+    return ENC_PUSHED;
 }
 
-static avk_status encode_array(ectx *c, const avki_node *n, const avk_value *v, size_t depth)
+static int run_record(ectx *c, eframe *f);
+
+/* One value of step s: leaves here, records, arrays and maps of boxed items
+ * by pushing a frame (ENC_PUSHED); a union writes its branch index and is
+ * followed to its branch, which gets the union as its frame's via. */
+static int encode_child(ectx *c, const avki_step *s, const avk_value *v)
 {
-    const avk_type *items_type = v->type->items;
-    if (n->store != AVKI_STORE_BOXED) {
-        /* The storage follows the value's item type: it must be the plan's,
-         * or the C array would be read with the wrong element size. */
-        const avk_type *want = c->nodes[c->steps[n->first].node].type;
-        if (AVK_UNLIKELY(!items_type || items_type->kind != want->kind ||
-                         (want->kind == AVK_FIXED && items_type->size != want->size)))
-            return avki_encode_mismatch(c->err, "array items are %s, expected %s",
-                                        items_type ? avk_kind_name(items_type->kind) : "untyped",
-                                        avki_type_label(want));
-        return avki_encode_typed_array(c->plan, n, v->u.array.items, v->u.array.count, c->w,
-                                       c->err);
+    uint8_t via = 0;
+    uint32_t via_index = 0;
+    size_t level = c->depth + 1;
+    for (;;) {
+        const avki_node *n = c->nodes + s->node;
+        int st;
+        if (AVK_UNLIKELY(!kind_ok(s, v))) {
+            st = wrong_kind(c, s, v);
+        } else if (is_leaf_op(s->op)) {
+            st = encode_leaf(c, s, v);
+        } else if (AVK_UNLIKELY(level > c->max_depth)) {
+            st = depth_exceeded(c);
+        } else {
+            switch ((avki_op)s->op) {
+            case AVKI_OP_RECORD:
+                if (AVK_UNLIKELY(n->count && !v->u.fields)) {
+                    st = avki_encode_mismatch(c->err, "record value has no fields (expected %u)",
+                                              n->count);
+                } else if (n->flat) {
+                    /* Leaves only: written here, its frame on the C stack. */
+                    eframe tmp;
+                    size_t saved = c->depth;
+                    memset(&tmp, 0, sizeof tmp);
+                    tmp.n = n;
+                    tmp.v = v;
+                    c->depth = level;
+                    st = run_record(c, &tmp);
+                    c->depth = saved;
+                } else {
+                    st = push(c, EK_RECORD, n, v, via, via_index);
+                }
+                break;
+            case AVKI_OP_ARRAY:
+                if (n->store != AVKI_STORE_BOXED) {
+                    st = encode_typed(c, n, v);
+                } else if (AVK_UNLIKELY(v->u.array.count && !v->u.array.items)) {
+                    st = avki_encode_mismatch(c->err, "array of %zu items has no items",
+                                              v->u.array.count);
+                } else {
+                    st = open_collection(c, EK_ARRAY, n, v, v->u.array.count, via, via_index);
+                }
+                break;
+            case AVKI_OP_MAP:
+                if (AVK_UNLIKELY(v->u.map.count && (!v->u.map.keys || !v->u.map.values)))
+                    st = avki_encode_mismatch(c->err, "map of %zu entries has no keys or values",
+                                              v->u.map.count);
+                else
+                    st = open_collection(c, EK_MAP, n, v, v->u.map.count, via, via_index);
+                break;
+            default: { /* AVKI_OP_UNION */
+                uint32_t b = v->u.branch.index;
+                if (AVK_UNLIKELY(b >= n->count)) {
+                    st = union_mismatch(c, n, b);
+                    break;
+                }
+                if (AVK_UNLIKELY(!v->u.branch.value)) {
+                    st = avki_encode_mismatch(c->err, "union value has no branch value");
+                    break;
+                }
+                st = avk_writer_write_long(c->w, (int64_t)b, c->err);
+                if (AVK_UNLIKELY(st != AVK_OK))
+                    break;
+                s = c->steps + n->first + b;
+                v = v->u.branch.value;
+                via = 1;
+                via_index = b;
+                level++;
+                continue;
+            }
+            }
+        }
+        if (AVK_UNLIKELY(st != AVK_OK && st != ENC_PUSHED) && via)
+            return tail_front(c, AVKI_SEG_BRANCH, via_index, NULL, (avk_status)st);
+        return st;
     }
-    if (AVK_UNLIKELY(v->u.array.count && !v->u.array.items))
-        return avki_encode_mismatch(c->err, "array of %zu items has no items", v->u.array.count);
-    return encode_blocks(c, n, v, v->u.array.count, array_range, depth);
 }
 
-static avk_status encode_map(ectx *c, const avki_node *n, const avk_value *v, size_t depth)
+static int run_record(ectx *c, eframe *f)
 {
-    if (AVK_UNLIKELY(v->u.map.count && (!v->u.map.keys || !v->u.map.values)))
-        return avki_encode_mismatch(c->err, "map of %zu entries has no keys or values",
-                                    v->u.map.count);
-    return encode_blocks(c, n, v, v->u.map.count, map_range, depth);
+    const avki_node *n = f->n;
+    const avki_step *s = c->steps + n->first;
+    const avk_value *fv = f->v->u.fields;
+    avk_writer *w = c->w;
+    uint32_t i = (uint32_t)f->i, count = n->count;
+    uint8_t *p = w->pos;
+    while (i < count) {
+        int st;
+        /* The position stays in a register across leaf fields; the
+         * general path below works through w->pos. */
+        if (AVK_LIKELY(w->end - p >= FAST_ROOM)) {
+            uint8_t *q = s[i].op == AVKI_OP_UNION ? fast_put_union(c, s + i, fv + i, p)
+                                                 : fast_put(c->nodes, s + i, fv + i, p);
+            if (AVK_LIKELY(q != NULL)) {
+                p = q;
+                i++;
+                continue;
+            }
+        }
+        w->pos = p;
+        if (is_varint_op(s[i].op) && i + 1 < count && is_varint_op(s[i + 1].op)) {
+            int64_t tmp[RUN_MAX];
+            uint32_t k = gather_run(s, fv, i, count, tmp);
+            if (k > 1) {
+                /* The kernel directly when the worst case (10 bytes a value)
+                 * fits: on a run this short the writer's wrapper costs about
+                 * as much as the kernel. */
+                if (AVK_LIKELY((size_t)(w->end - w->pos) >= RUN_MAX * AVK_VARINT_LONG_MAX)) {
+                    w->pos += ((const avki_kernels *)w->kernels)->encode_longs(w->pos, tmp, k);
+                } else {
+                    st = avk_writer_write_longs(w, tmp, k, c->err);
+                    if (AVK_UNLIKELY(st != AVK_OK))
+                        return tail_front(c, AVKI_SEG_FIELD, i, n->type->fields[i].name,
+                                          (avk_status)st);
+                }
+                i += k;
+                p = w->pos;
+                continue;
+            }
+        }
+        if (is_leaf_op(s[i].op)) {
+            st = encode_leaf(c, s + i, fv + i);
+        } else {
+            f->i = i + 1;
+            st = encode_child(c, s + i, fv + i);
+            if (st == ENC_PUSHED)
+                return ENC_PUSHED;
+        }
+        if (AVK_UNLIKELY(st != AVK_OK))
+            return tail_front(c, AVKI_SEG_FIELD, i, n->type->fields[i].name, (avk_status)st);
+        p = w->pos;
+        i++;
+    }
+    w->pos = p;
+    return AVK_OK;
 }
 
-/* ---- compounds, enums, fixed ------------------------------------------------------ */
-
-static avk_status encode_node(ectx *c, uint32_t node, const avk_value *v, size_t depth)
+/* Ends the open block of f: with byte sizes, its size goes in the byte
+ * left for it, the items moved up when it needs more. */
+static avk_status close_block(ectx *c, eframe *f)
 {
-    const avki_node *n = c->nodes + node;
-    switch ((avki_op)n->op) {
-    case AVKI_OP_RECORD:
-        if (AVK_UNLIKELY(++depth > c->max_depth))
-            return depth_exceeded(c);
-        return encode_record(c, n, v, depth);
-    case AVKI_OP_ENUM:
-        if (AVK_UNLIKELY(v->u.index < 0 || (uint32_t)v->u.index >= n->count))
-            return avki_encode_mismatch(c->err, "enum index %d out of range (%u symbols)",
-                                        (int)v->u.index, n->count);
-        return avk_writer_write_int(c->w, v->u.index, c->err);
-    case AVKI_OP_FIXED:
-        if (AVK_UNLIKELY(v->u.bytes.len != n->count))
-            return avki_encode_mismatch(c->err, "fixed value of %zu bytes, expected %u",
-                                        v->u.bytes.len, n->count);
-        if (n->count == 0)
-            return AVK_OK;
-        if (AVK_UNLIKELY(!v->u.bytes.data))
-            return avki_encode_mismatch(c->err, "fixed value of %u bytes has no data", n->count);
-        return avk_writer_write_raw(c->w, v->u.bytes.data, n->count, c->err);
-    case AVKI_OP_ARRAY:
-        if (AVK_UNLIKELY(++depth > c->max_depth))
-            return depth_exceeded(c);
-        return encode_array(c, n, v, depth);
-    case AVKI_OP_MAP:
-        if (AVK_UNLIKELY(++depth > c->max_depth))
-            return depth_exceeded(c);
-        return encode_map(c, n, v, depth);
-    case AVKI_OP_UNION:
-        if (AVK_UNLIKELY(++depth > c->max_depth))
-            return depth_exceeded(c);
-        return encode_union(c, n, v, depth);
-    default:
-        /* Leaves never get here: encode_step writes them. */
+    avk_writer *w = c->w;
+    size_t items_at = f->hdr + 1, size, len;
+    uint8_t tmp[AVK_VARINT_LONG_MAX];
+    if (!c->block_sizes)
+        return AVK_OK;
+    size = (size_t)(w->pos - w->buf) - items_at;
+    len = avk_varint_encode_long(tmp, (int64_t)size);
+    if (len > 1) {
+        /* Only the bytes really needed: a memory writer near max_size
+         * fails exactly when the result does not fit. */
+        AVK_TRY(avk_writer_reserve(w, len - 1, c->err));
+        memmove(w->buf + items_at + len - 1, w->buf + items_at, size);
+        w->pos += len - 1;
+    }
+    memcpy(w->buf + f->hdr, tmp, len);
+    return AVK_OK;
+}
+
+/* Moves f to its next block: closes the open one, then writes the next
+ * block's header, or the 0 that ends the collection (*done). */
+static avk_status next_block(ectx *c, eframe *f, size_t count, int *done)
+{
+    size_t per = c->block_items ? c->block_items : count, k;
+    static const uint8_t zero = 0;
+    if (f->bend)
+        AVK_TRY(close_block(c, f));
+    if (f->i == count) {
+        AVK_TRY(avk_writer_write_long(c->w, 0, c->err));
+        if (f->outer) {
+            /* The scratch holds the whole collection: on to the stream. */
+            size_t len;
+            const uint8_t *data = avk_writer_data(&c->scratch, &len);
+            c->w = f->outer;
+            AVK_TRY(avk_writer_write_raw(c->w, data, len, c->err));
+        }
+        *done = 1;
         return AVK_OK;
     }
+    k = count - f->i < per ? count - f->i : per;
+    if (c->block_sizes) {
+        AVK_TRY(avk_writer_write_long(c->w, -(int64_t)k, c->err));
+        f->hdr = (size_t)(c->w->pos - c->w->buf);
+        AVK_TRY(avk_writer_write_raw(c->w, &zero, 1, c->err));
+    } else {
+        AVK_TRY(avk_writer_write_long(c->w, (int64_t)k, c->err));
+    }
+    f->bend = f->i + k;
+    *done = 0;
+    return AVK_OK;
+}
+
+static int run_array(ectx *c, eframe *f)
+{
+    const avki_step *item = c->steps + f->n->first;
+    const avk_value *items = (const avk_value *)f->v->u.array.items;
+    size_t count = f->v->u.array.count;
+    for (;;) {
+        avk_writer *w = c->w;
+        uint8_t *p = w->pos;
+        size_t i;
+        int st, done;
+        for (i = f->i; i < f->bend; i++) {
+            if (AVK_LIKELY(w->end - p >= FAST_ROOM)) { /* as in run_record */
+                uint8_t *q = fast_put(c->nodes, item, items + i, p);
+                if (AVK_LIKELY(q != NULL)) {
+                    p = q;
+                    continue;
+                }
+            }
+            w->pos = p;
+            if (is_leaf_op(item->op)) {
+                st = encode_leaf(c, item, items + i);
+            } else {
+                f->i = i + 1;
+                st = encode_child(c, item, items + i);
+                if (st == ENC_PUSHED)
+                    return ENC_PUSHED;
+            }
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return tail_front(c, AVKI_SEG_ITEM, i, NULL, (avk_status)st);
+            p = w->pos;
+        }
+        w->pos = p;
+        f->i = i;
+        AVK_TRY(next_block(c, f, count, &done));
+        if (done)
+            return AVK_OK;
+    }
+}
+
+static int run_map(ectx *c, eframe *f)
+{
+    const avki_step *item = c->steps + f->n->first;
+    const avk_value *v = f->v;
+    size_t count = v->u.map.count;
+    for (;;) {
+        avk_writer *w = c->w;
+        uint8_t *p = w->pos;
+        size_t i;
+        int st, done;
+        for (i = f->i; i < f->bend; i++) {
+            if (AVK_LIKELY(w->end - p >= 2 * FAST_ROOM)) {
+                uint8_t *q = put_short_bytes(p, v->u.map.keys + i);
+                if (AVK_LIKELY(q != NULL))
+                    q = fast_put(c->nodes, item, v->u.map.values + i, q);
+                if (AVK_LIKELY(q != NULL)) {
+                    p = q;
+                    continue;
+                }
+            }
+            w->pos = p;
+            st = write_bytes(c, v->u.map.keys + i, "map key");
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return tail_front(c, AVKI_SEG_KEY, i, NULL, (avk_status)st);
+            if (is_leaf_op(item->op)) {
+                st = encode_leaf(c, item, v->u.map.values + i);
+            } else {
+                f->i = i + 1;
+                st = encode_child(c, item, v->u.map.values + i);
+                if (st == ENC_PUSHED)
+                    return ENC_PUSHED;
+            }
+            if (AVK_UNLIKELY(st != AVK_OK))
+                return tail_front(c, AVKI_SEG_VALUE, i, NULL, (avk_status)st);
+            p = w->pos;
+        }
+        w->pos = p;
+        f->i = i;
+        AVK_TRY(next_block(c, f, count, &done));
+        if (done)
+            return AVK_OK;
+    }
+}
+
+/* ---- the error's place ------------------------------------------------------------ */
+
+static size_t seg_count(const ectx *c)
+{
+    size_t n = c->stack.n, below = n ? n - 1 : 0;
+    int top_via = n && ((const eframe *)avki_stack_at(&c->stack, n - 1))->via;
+    return below + (top_via || c->ntail ? 1 : 0) + (c->ntail > 1 ? c->ntail - 1 : 0);
+}
+
+static void seg_at(const void *ctx, size_t i, avki_seg *out)
+{
+    const ectx *c = (const ectx *)ctx;
+    size_t n = c->stack.n, below = n ? n - 1 : 0;
+    memset(out, 0, sizeof *out);
+    if (i <= below && n) {
+        const eframe *f = (const eframe *)avki_stack_at(&c->stack, i);
+        if (f->via) {
+            out->via = AVKI_SEG_BRANCH;
+            out->via_index = f->via_index;
+        }
+        if (i < below) {
+            out->index = f->i - 1;
+            out->kind = f->kind == EK_RECORD  ? AVKI_SEG_FIELD
+                        : f->kind == EK_ARRAY ? AVKI_SEG_ITEM
+                                              : AVKI_SEG_VALUE;
+            if (f->kind == EK_RECORD)
+                out->name = f->n->type->fields[f->i - 1].name;
+            return;
+        }
+    }
+    if (i == below) {
+        if (c->ntail) {
+            out->kind = c->tail[0].kind;
+            out->index = c->tail[0].index;
+            out->name = c->tail[0].name;
+        }
+        return;
+    }
+    *out = c->tail[i - below];
+}
+
+/* Runs the open frames to the end. */
+static int run(ectx *c, int st)
+{
+    while (st == ENC_PUSHED) {
+        eframe *f = (eframe *)avki_stack_at(&c->stack, c->stack.n - 1);
+        switch (f->kind) {
+        case EK_RECORD: st = run_record(c, f); break;
+        case EK_ARRAY: st = run_array(c, f); break;
+        default: st = run_map(c, f); break;
+        }
+        if (st == AVK_OK) {
+            c->depth -= f->via ? 2 : 1;
+            c->stack.n--;
+            st = c->stack.n ? ENC_PUSHED : AVK_OK;
+        }
+    }
+    return st;
 }
 
 avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer *w,
                            avk_error *err)
 {
     ectx c;
+    eframe local[LOCAL_FRAMES];
     avki_step root;
     size_t start_used;
     uint64_t start_flushed;
-    avk_status st;
+    int st;
 
     if (AVK_UNLIKELY(!plan || !v || !w))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
@@ -712,17 +867,30 @@ avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer 
     c.block_sizes = (plan->flags & AVK_PLAN_BLOCK_SIZES) != 0;
     c.scratch_ready = 0;
     c.err = err;
+    c.depth = 0;
+    c.ntail = 0;
+    avki_stack_init(&c.stack, local, LOCAL_FRAMES, sizeof(eframe), &plan->alloc);
     root.op = plan->nodes[0].op;
+    root.run = 0;
     root.node = 0;
     root.type = plan->type;
     start_used = (size_t)(w->pos - w->buf);
     start_flushed = w->flushed;
 
     /* A root record (the usual case) goes straight to its fields. */
-    if (root.op == AVKI_OP_RECORD && c.max_depth >= 1 && v->type == root.type)
-        st = encode_record(&c, plan->nodes, v, 1);
-    else
-        st = encode_step(&c, &root, v, 0);
+    if (root.op == AVKI_OP_RECORD && v->type == root.type && (plan->nodes[0].count == 0 ||
+                                                              v->u.fields)) {
+        st = push(&c, EK_RECORD, plan->nodes, v, 0, 0);
+        if (st == ENC_PUSHED) {
+            st = run_record(&c, local);
+            if (st == AVK_OK)
+                c.stack.n = 0;
+            else
+                st = run(&c, st);
+        }
+    } else {
+        st = run(&c, encode_child(&c, &root, v));
+    }
 
     if (c.scratch_ready)
         avk_writer_destroy(&c.scratch);
@@ -731,7 +899,8 @@ avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer 
          * already handed some of it on. */
         if (w->flushed == start_flushed && w->buf)
             w->pos = w->buf + start_used;
-        avki_path_finish(err, plan->type);
+        avki_path_report(err, avki_type_label(plan->type), seg_count(&c), seg_at, &c);
     }
-    return st;
+    avki_stack_destroy(&c.stack);
+    return (avk_status)st;
 }

@@ -6,8 +6,7 @@
 #include "common/alloc_internal.h"
 #include "common/error.h"
 
-#define DEFAULT_MAX_DEPTH 128
-#define MAX_MAX_DEPTH 1024
+#define DEFAULT_MAX_DEPTH AVK_DEFAULT_MAX_DEPTH
 #define DEFAULT_MAX_BYTES ((uint64_t)256 << 20)
 #define DEFAULT_MAX_ITEMS ((uint64_t)64 << 20)
 #define DEFAULT_MAX_EMPTY_ITEMS ((uint64_t)1 << 20)
@@ -293,9 +292,6 @@ avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_pla
         p->block_items = opts->block_items;
     }
     p->limits.max_depth = (size_t)or_default(p->limits.max_depth, DEFAULT_MAX_DEPTH);
-    /* Decoding, skipping and encoding recurse once per level. */
-    if (p->limits.max_depth > MAX_MAX_DEPTH)
-        p->limits.max_depth = MAX_MAX_DEPTH;
     p->limits.max_bytes = or_default(p->limits.max_bytes, DEFAULT_MAX_BYTES);
     p->limits.max_items = or_default(p->limits.max_items, DEFAULT_MAX_ITEMS);
     p->limits.max_empty_items = or_default(p->limits.max_empty_items, DEFAULT_MAX_EMPTY_ITEMS);
@@ -325,8 +321,40 @@ avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_pla
         avk_plan_free(p);
         return avki_error_set(err, AVK_ERR_NO_MEMORY, 0, "out of memory compiling a plan");
     }
+    avki_plan_mark_flat(p);
     *out = p;
     return AVK_OK;
+}
+
+/* A step whose values walkers handle in place: leaves (promotions and
+ * read-time failures included) and nothing they must descend into. */
+static int leaf_step(const avki_step *s)
+{
+    return s->op < AVKI_OP_RECORD || s->op == AVKI_OP_ENUM || s->op == AVKI_OP_FIXED ||
+           (s->op >= AVKI_OP_INT_LONG && s->op <= AVKI_OP_FLOAT_DOUBLE) || s->op == AVKI_OP_FAIL;
+}
+
+void avki_plan_mark_flat(avk_plan *p)
+{
+    size_t i;
+    for (i = 0; i < p->node_count; i++) {
+        avki_node *n = &p->nodes[i];
+        uint32_t f, b;
+        int flat = n->op == AVKI_OP_RECORD && !n->store;
+        for (f = 0; flat && f < n->count; f++) {
+            const avki_step *s = &p->steps[n->first + f];
+            if (leaf_step(s))
+                continue;
+            if (s->op != AVKI_OP_UNION) {
+                flat = 0;
+                break;
+            }
+            for (b = 0; b < p->nodes[s->node].count; b++)
+                if (!leaf_step(&p->steps[p->nodes[s->node].first + b]))
+                    flat = 0;
+        }
+        n->flat = (uint8_t)flat;
+    }
 }
 
 int avki_plan_reserve(avk_plan *p, size_t nodes, size_t steps)

@@ -78,6 +78,8 @@ typedef struct avki_node {
     uint8_t op;          /* avki_op */
     uint8_t store;       /* arrays: avki_store of the items; records, enums and
                             unions of a resolving plan: 1 (see extra) */
+    uint8_t flat;        /* records: every field a leaf or a union of leaves, so
+                            walkers run it inline, without a frame of its own */
     uint32_t count;      /* record: fields; union: branches; enum: symbols;
                             fixed: size; array of fixed: the item size */
     uint32_t first;      /* record: first field step; union: first branch
@@ -126,6 +128,9 @@ struct avk_plan {
     avki_rx *rx;
     avk_arena *rx_arena; /* rx, slots, maps, defaults, messages */
 };
+
+/* Sets nodes' flat flags; call once a plan's nodes and steps are final. */
+void avki_plan_mark_flat(avk_plan *p);
 
 /* Grows plan->nodes / plan->steps to hold n more; 0 when out of memory. */
 int avki_plan_reserve(avk_plan *p, size_t nodes, size_t steps);

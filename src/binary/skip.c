@@ -1,8 +1,24 @@
-/* Skipper: moves a reader past one value without building it, jumping over sized blocks whole. */
+/* Skipper: moves a reader past one value without building it, jumping over sized blocks whole; an explicit stack, no recursion. */
 #include <string.h>
 
 #include "binary/decode_internal.h"
+#include "binary/encode_internal.h"
 #include "common/error.h"
+#include "common/stack.h"
+#include "common/value_path.h"
+
+/* One open record, array or map. */
+typedef struct sframe {
+    const avki_node *n;
+    uint64_t i;         /* the next field or item (over all of a collection's blocks) */
+    uint64_t bend;      /* arrays and maps: where the items of the current block end */
+    uint32_t via_index; /* the union branch the value came through, when via */
+    uint8_t kind;       /* SK_* */
+    uint8_t via;
+} sframe;
+
+/* Segments an error adds below the top frame: its child, a union branch. */
+#define STAIL_MAX 2
 
 typedef struct sctx {
     avk_reader *r;
@@ -10,11 +26,14 @@ typedef struct sctx {
     const avki_step *steps;
     const avk_limits *limits;
     uint64_t empty; /* zero-byte items seen */
-    int memory;     /* r is a memory reader: what remains is all there is */
     avk_error *err;
+    avki_stack stack; /* of sframe */
+    size_t depth;     /* nesting of the open frames, unions counted */
+    avki_seg tail[STAIL_MAX];
+    size_t ntail;
+    const char *root;                /* the root type's name, for paths */
+    const avki_path_part *prefix;    /* the path above the value, or NULL */
 } sctx;
-
-static avk_status skip_node(sctx *c, uint32_t node, size_t depth);
 
 /* Skips n bytes: a pointer bump when they are buffered. */
 AVK_INLINE avk_status skip_bytes(sctx *c, uint64_t n)
@@ -98,7 +117,8 @@ AVK_INLINE avk_status skip_length(sctx *c, const char *what)
     return skip_payload_slow(c, (uint64_t)n, off, what);
 }
 
-AVK_INLINE avk_status skip_step(sctx *c, const avki_step *s, size_t depth)
+/* Skips a value of a leaf step (ops below RECORD, enums, fixed). */
+static avk_status skip_leaf(sctx *c, const avki_step *s)
 {
     avk_reader *r = c->r;
     switch ((avki_op)s->op) {
@@ -124,19 +144,171 @@ AVK_INLINE avk_status skip_step(sctx *c, const avki_step *s, size_t depth)
         return skip_length(c, "string");
     case AVKI_OP_BYTES:
         return skip_length(c, "bytes");
-    default:
-        return skip_node(c, s->node, depth);
+    case AVKI_OP_ENUM: {
+        int32_t idx;
+        uint64_t off = avk_reader_offset(r);
+        const avki_node *n = c->nodes + s->node;
+        AVK_TRY(avk_reader_read_int(r, &idx, c->err));
+        if (AVK_UNLIKELY(idx < 0 || (uint32_t)idx >= n->count))
+            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
+                                    "enum index %d out of range (%u symbols)", idx, n->count);
+        return AVK_OK;
+    }
+    default: /* AVKI_OP_FIXED */
+        return avk_reader_skip(r, c->nodes[s->node].count, c->err);
     }
 }
 
-/* Skips the blocks of an array (per_item = 1 step) or map (key + value). */
-static avk_status skip_blocks(sctx *c, const avki_node *n, int is_map, size_t depth)
+/* ---- the explicit stack --------------------------------------------------------- */
+
+enum { SK_RECORD, SK_ARRAY, SK_MAP };
+
+/* A frame skipping a child pushed: the loop in run() goes on with it. */
+#define SKIP_PUSHED 0x100
+
+/* Frames on the C stack before the stack moves to the heap. */
+#define LOCAL_FRAMES 32
+
+static avk_status depth_exceeded(sctx *c)
+{
+    return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                            "nesting deeper than max_depth (%zu)", c->limits->max_depth);
+}
+
+static avk_status stack_failed(sctx *c)
+{
+    return avki_decode_fail(c->err, AVK_ERR_NO_MEMORY, avk_reader_offset(c->r),
+                            "out of memory for %zu levels of nesting", c->stack.n + 1);
+}
+
+/* Puts a segment in front of the error's tail. */
+static avk_status tail_front(sctx *c, avki_seg_kind kind, uint64_t index, const char *name,
+                             avk_status st)
+{
+    size_t n = c->ntail < STAIL_MAX ? c->ntail : STAIL_MAX - 1;
+    memmove(c->tail + 1, c->tail, n * sizeof c->tail[0]);
+    memset(&c->tail[0], 0, sizeof c->tail[0]);
+    c->tail[0].kind = kind;
+    c->tail[0].index = index;
+    c->tail[0].name = name;
+    c->ntail = n + 1;
+    return st;
+}
+
+static int skip_child(sctx *c, const avki_step *s);
+
+/* The fields of a flat record (leaves and unions of leaves). */
+static avk_status skip_flat_record(sctx *c, const avki_node *n)
+{
+    const avki_step *s = c->steps + n->first;
+    uint32_t i;
+    for (i = 0; i < n->count; i++) {
+        int st = s[i].op < AVKI_OP_RECORD ? (int)skip_leaf(c, s + i) : skip_child(c, s + i);
+        if (AVK_UNLIKELY(st != AVK_OK))
+            return tail_front(c, AVKI_SEG_FIELD, i, n->type->fields[i].name, (avk_status)st);
+    }
+    return AVK_OK;
+}
+
+/* Skips one value of step s: leaves here, records, arrays and maps by
+ * pushing a frame (SKIP_PUSHED); a union is followed to its branch. */
+static int skip_child(sctx *c, const avki_step *s)
+{
+    uint8_t via = 0;
+    uint32_t via_index = 0;
+    for (;;) {
+        const avki_node *n = c->nodes + s->node;
+        sframe *f;
+        avk_status st;
+        switch ((avki_op)s->op) {
+        case AVKI_OP_RECORD:
+            if (n->flat) {
+                /* Leaves only: skipped here, without a frame. */
+                if (AVK_UNLIKELY(c->depth + 1 + (via ? 1 : 0) > c->limits->max_depth)) {
+                    st = depth_exceeded(c);
+                    break;
+                }
+                c->depth += via ? 2 : 1;
+                st = skip_flat_record(c, n);
+                c->depth -= via ? 2 : 1;
+                break;
+            }
+            /* fall through */
+        case AVKI_OP_ARRAY:
+        case AVKI_OP_MAP:
+            if (AVK_UNLIKELY(c->depth + 1 + (via ? 1 : 0) > c->limits->max_depth)) {
+                st = depth_exceeded(c);
+                break;
+            }
+            f = (sframe *)avki_stack_push(&c->stack);
+            if (AVK_UNLIKELY(!f)) {
+                st = stack_failed(c);
+                break;
+            }
+            f->n = n;
+            f->i = 0;
+            f->bend = 0;
+            f->via_index = via_index;
+            f->via = via;
+            f->kind = s->op == AVKI_OP_RECORD ? SK_RECORD : s->op == AVKI_OP_ARRAY ? SK_ARRAY
+                                                                                : SK_MAP;
+            c->depth += via ? 2 : 1;
+            return SKIP_PUSHED;
+        case AVKI_OP_UNION: {
+            int64_t idx;
+            uint64_t off = avk_reader_offset(c->r);
+            if (AVK_UNLIKELY(c->depth + 1 > c->limits->max_depth))
+                return depth_exceeded(c);
+            AVK_TRY(avk_reader_read_long(c->r, &idx, c->err));
+            if (AVK_UNLIKELY(idx < 0 || (uint64_t)idx >= n->count))
+                return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
+                                        "union branch index %lld out of range (%u branches)",
+                                        (long long)idx, n->count);
+            via = 1;
+            via_index = (uint32_t)idx;
+            s = c->steps + n->first + idx;
+            continue;
+        }
+        default:
+            st = skip_leaf(c, s);
+            break;
+        }
+        if (AVK_UNLIKELY(st != AVK_OK) && via)
+            return tail_front(c, AVKI_SEG_BRANCH, via_index, NULL, st);
+        return st;
+    }
+}
+
+static int run_record(sctx *c, sframe *f)
+{
+    const avki_step *s = c->steps + f->n->first;
+    uint32_t i, count = f->n->count;
+    for (i = (uint32_t)f->i; i < count; i++) {
+        int st;
+        if (s[i].op < AVKI_OP_RECORD) {
+            st = skip_leaf(c, s + i);
+        } else {
+            f->i = i + 1;
+            st = skip_child(c, s + i);
+            if (st == SKIP_PUSHED)
+                return SKIP_PUSHED;
+        }
+        if (AVK_UNLIKELY(st != AVK_OK))
+            return tail_front(c, AVKI_SEG_FIELD, i, f->n->type->fields[i].name, (avk_status)st);
+    }
+    return AVK_OK;
+}
+
+/* Reads block headers until one has items to go through one by one: sized
+ * blocks are jumped whole, blocks of fixed-size items skipped as bytes.
+ * *done at the 0 that ends the collection. */
+static avk_status next_block(sctx *c, sframe *f, int is_map, int *done)
 {
     avk_reader *r = c->r;
+    const avki_node *n = f->n;
     const avki_step *item = c->steps + n->first;
     uint64_t fixed = is_map ? 0 : avki_store_size(n); /* bytes per item when constant */
     uint64_t min_size = c->nodes[item->node].min_size + (is_map ? 1 : 0);
-    uint64_t total = 0;
     if (!is_map && n->store == AVKI_STORE_FIXED)
         fixed = n->count;
     if (!is_map && (n->store == AVKI_STORE_INT || n->store == AVKI_STORE_LONG ||
@@ -144,12 +316,15 @@ static avk_status skip_blocks(sctx *c, const avki_node *n, int is_map, size_t de
         fixed = 0; /* varints vary; booleans are checked */
     for (;;) {
         int64_t count;
-        uint64_t i, off = avk_reader_offset(r);
+        uint64_t off = avk_reader_offset(r);
         AVK_TRY(avk_reader_read_long(r, &count, c->err));
-        if (count == 0)
+        if (count == 0) {
+            *done = 1;
             return AVK_OK;
+        }
         if (count < 0) {
             int64_t size;
+            avk_status st;
             if (AVK_UNLIKELY(count == INT64_MIN))
                 return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
                                         "block count -2^63 cannot be negated");
@@ -158,28 +333,21 @@ static avk_status skip_blocks(sctx *c, const avki_node *n, int is_map, size_t de
                 return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
                                         "negative block size %lld", (long long)size);
             /* The writer told us the size: jump, reading nothing inside. */
-            {
-                avk_status st = avk_reader_skip(r, (uint64_t)size, c->err);
-                if (AVK_UNLIKELY(st == AVK_ERR_TRUNCATED))
-                    return avki_decode_fail(c->err, st, off,
-                                            "block of %lld bytes but the input ends first",
-                                            (long long)size);
-                AVK_TRY(st);
-            }
+            st = avk_reader_skip(r, (uint64_t)size, c->err);
+            if (AVK_UNLIKELY(st == AVK_ERR_TRUNCATED))
+                return avki_decode_fail(c->err, st, off,
+                                        "block of %lld bytes but the input ends first",
+                                        (long long)size);
+            AVK_TRY(st);
             continue;
         }
-        if (AVK_UNLIKELY((uint64_t)count > c->limits->max_items - total))
+        if (AVK_UNLIKELY((uint64_t)count > c->limits->max_items - f->i))
             return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
                                     "collection of more than max_items (%llu) items",
                                     (unsigned long long)c->limits->max_items);
-        total += (uint64_t)count;
-        if (AVK_UNLIKELY(c->memory && min_size &&
-                         (uint64_t)count > (uint64_t)(r->end - r->pos) / min_size))
-            return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
-                                    "block of %lld items needs at least %llu bytes each but only "
-                                    "%zu bytes remain",
-                                    (long long)count, (unsigned long long)min_size,
-                                    (size_t)(r->end - r->pos));
+        /* No check of the count against what remains: nothing is allocated,
+         * each item takes a byte at least, and a stream could not make it,
+         * so memory gives the status a stream gives. */
         if (min_size == 0) {
             c->empty += (uint64_t)count;
             if (AVK_UNLIKELY(c->empty > c->limits->max_empty_items))
@@ -188,130 +356,188 @@ static avk_status skip_blocks(sctx *c, const avki_node *n, int is_map, size_t de
                                         (unsigned long long)c->limits->max_empty_items);
         }
         if (fixed) {
+            avk_status st;
             if (AVK_UNLIKELY((uint64_t)count > UINT64_MAX / fixed))
                 return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
                                         "block of %lld items is larger than any input",
                                         (long long)count);
-            AVK_TRY(avk_reader_skip(r, (uint64_t)count * fixed, c->err));
+            st = avk_reader_skip(r, (uint64_t)count * fixed, c->err);
+            if (AVK_UNLIKELY(st == AVK_ERR_TRUNCATED))
+                return avki_decode_fail(c->err, st, off,
+                                        "block of %lld items of %llu bytes but the input ends "
+                                        "first",
+                                        (long long)count, (unsigned long long)fixed);
+            AVK_TRY(st);
+            f->i += (uint64_t)count;
             continue;
         }
-        if (!is_map && n->store == AVKI_STORE_NULL)
+        if (!is_map && n->store == AVKI_STORE_NULL) {
+            f->i += (uint64_t)count;
             continue;
-        for (i = 0; i < (uint64_t)count; i++) {
-            avk_status st = AVK_OK;
+        }
+        f->bend = f->i + (uint64_t)count;
+        *done = 0;
+        return AVK_OK;
+    }
+}
+
+static int run_collection(sctx *c, sframe *f, int is_map)
+{
+    const avki_step *item = c->steps + f->n->first;
+    for (;;) {
+        uint64_t i;
+        int done, st;
+        for (i = f->i; i < f->bend; i++) {
             if (is_map) {
                 st = skip_length(c, "string");
                 if (AVK_UNLIKELY(st != AVK_OK))
-                    return avki_path_prepend(c->err, st, ".keys[%llu]",
-                                             (unsigned long long)(total - (uint64_t)count + i));
+                    return tail_front(c, AVKI_SEG_KEY, i, NULL, (avk_status)st);
             }
-            st = skip_step(c, item, depth);
+            if (item->op < AVKI_OP_RECORD) {
+                st = skip_leaf(c, item);
+            } else {
+                f->i = i + 1;
+                st = skip_child(c, item);
+                if (st == SKIP_PUSHED)
+                    return SKIP_PUSHED;
+            }
             if (AVK_UNLIKELY(st != AVK_OK))
-                return avki_path_prepend(c->err, st, is_map ? ".values[%llu]" : ".items[%llu]",
-                                         (unsigned long long)(total - (uint64_t)count + i));
+                return tail_front(c, is_map ? AVKI_SEG_VALUE : AVKI_SEG_ITEM, i, NULL,
+                                  (avk_status)st);
+        }
+        f->i = i;
+        AVK_TRY(next_block(c, f, is_map, &done));
+        if (done)
+            return AVK_OK;
+    }
+}
+
+/* ---- the error's place ------------------------------------------------------------ */
+
+static size_t seg_count(const sctx *c)
+{
+    size_t n = c->stack.n, below = n ? n - 1 : 0;
+    int top_via = n && ((const sframe *)avki_stack_at(&c->stack, n - 1))->via;
+    return below + (top_via || c->ntail ? 1 : 0) + (c->ntail > 1 ? c->ntail - 1 : 0);
+}
+
+static void seg_at(const void *ctx, size_t i, avki_seg *out)
+{
+    const sctx *c = (const sctx *)ctx;
+    size_t n = c->stack.n, below = n ? n - 1 : 0;
+    memset(out, 0, sizeof *out);
+    if (i <= below && n) {
+        const sframe *f = (const sframe *)avki_stack_at(&c->stack, i);
+        if (f->via) {
+            out->via = AVKI_SEG_BRANCH;
+            out->via_index = f->via_index;
+        }
+        if (i < below) {
+            out->index = f->i - 1;
+            out->kind = f->kind == SK_RECORD  ? AVKI_SEG_FIELD
+                        : f->kind == SK_ARRAY ? AVKI_SEG_ITEM
+                                              : AVKI_SEG_VALUE;
+            if (f->kind == SK_RECORD)
+                out->name = f->n->type->fields[f->i - 1].name;
+            return;
         }
     }
-}
-
-static avk_status depth_exceeded(sctx *c)
-{
-    return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
-                            "nesting deeper than max_depth (%zu)", c->limits->max_depth);
-}
-
-static avk_status skip_node(sctx *c, uint32_t node, size_t depth)
-{
-    const avki_node *n = c->nodes + node;
-    avk_reader *r = c->r;
-    switch ((avki_op)n->op) {
-    case AVKI_OP_RECORD: {
-        const avki_step *s = c->steps + n->first;
-        uint32_t i;
-        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
-            return depth_exceeded(c);
-        for (i = 0; i < n->count; i++) {
-            avk_status st = skip_step(c, s + i, depth);
-            if (AVK_UNLIKELY(st != AVK_OK))
-                return avki_path_prepend(c->err, st, ".fields[%u]", i);
+    if (i == below) {
+        if (c->ntail) {
+            out->kind = c->tail[0].kind;
+            out->index = c->tail[0].index;
+            out->name = c->tail[0].name;
         }
-        return AVK_OK;
+        return;
     }
-    case AVKI_OP_ENUM: {
-        int32_t idx;
-        uint64_t off = avk_reader_offset(r);
-        AVK_TRY(avk_reader_read_int(r, &idx, c->err));
-        if (AVK_UNLIKELY(idx < 0 || (uint32_t)idx >= n->count))
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                    "enum index %d out of range (%u symbols)", idx, n->count);
-        return AVK_OK;
-    }
-    case AVKI_OP_FIXED:
-        return avk_reader_skip(r, n->count, c->err);
-    case AVKI_OP_ARRAY:
-    case AVKI_OP_MAP:
-        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
-            return depth_exceeded(c);
-        return skip_blocks(c, n, n->op == AVKI_OP_MAP, depth);
-    case AVKI_OP_UNION: {
-        int64_t idx;
-        uint64_t off = avk_reader_offset(r);
-        avk_status st;
-        if (AVK_UNLIKELY(++depth > c->limits->max_depth))
-            return depth_exceeded(c);
-        AVK_TRY(avk_reader_read_long(r, &idx, c->err));
-        if (AVK_UNLIKELY(idx < 0 || (uint64_t)idx >= n->count))
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                    "union branch index %lld out of range (%u branches)",
-                                    (long long)idx, n->count);
-        st = skip_step(c, c->steps + n->first + idx, depth);
-        if (AVK_UNLIKELY(st != AVK_OK))
-            return avki_path_prepend(c->err, st, ".branch[%u]", (unsigned)idx);
-        return AVK_OK;
-    }
-    default: {
-        avki_step s;
-        s.op = n->op;
-        s.node = node;
-        s.type = n->type;
-        return skip_step(c, &s, depth);
-    }
-    }
+    *out = c->tail[i - below];
 }
 
-avk_status avki_skip_value(const avki_node *nodes, const avki_step *steps,
-                           const avk_limits *limits, avk_reader *r, uint32_t node, size_t depth,
-                           uint64_t *empty, avk_error *err)
+static avk_status report(sctx *c, avk_status st)
+{
+    avki_path_part parts[2];
+    size_t np = 0;
+    if (c->prefix)
+        parts[np++] = *c->prefix;
+    parts[np].count = seg_count(c);
+    parts[np].at = seg_at;
+    parts[np].ctx = c;
+    np++;
+    avki_path_report_parts(c->err, c->root, parts, np);
+    return st;
+}
+
+/* Skips one value of node (a root or a writer's field), then everything it opened. */
+static avk_status run(sctx *c, uint32_t node)
+{
+    avki_step root;
+    int st;
+    root.op = c->nodes[node].op;
+    root.run = 0;
+    root.node = node;
+    root.type = c->nodes[node].type;
+    st = skip_child(c, &root);
+    while (st == SKIP_PUSHED) {
+        sframe *f = (sframe *)avki_stack_at(&c->stack, c->stack.n - 1);
+        switch (f->kind) {
+        case SK_RECORD: st = run_record(c, f); break;
+        case SK_ARRAY: st = run_collection(c, f, 0); break;
+        default: st = run_collection(c, f, 1); break;
+        }
+        if (st == AVK_OK) {
+            c->depth -= f->via ? 2 : 1;
+            c->stack.n--;
+            st = c->stack.n ? SKIP_PUSHED : AVK_OK;
+        }
+    }
+    if (AVK_UNLIKELY(st != AVK_OK))
+        return report(c, (avk_status)st);
+    return AVK_OK;
+}
+
+static void sctx_init(sctx *c, const avk_plan *plan, avk_reader *r, sframe *local, size_t depth,
+                      uint64_t empty, const char *root, const avki_path_part *prefix,
+                      avk_error *err)
+{
+    c->r = r;
+    c->nodes = plan->nodes;
+    c->steps = plan->steps;
+    c->limits = &plan->limits;
+    c->empty = empty;
+    c->err = err;
+    c->depth = depth;
+    c->ntail = 0;
+    c->root = root;
+    c->prefix = prefix;
+    avki_stack_init(&c->stack, local, LOCAL_FRAMES, sizeof(sframe), &plan->alloc);
+}
+
+avk_status avki_skip_nested(const avk_plan *plan, avk_reader *r, uint32_t node, size_t depth,
+                            uint64_t *empty, const char *root, const avki_path_part *prefix,
+                            avk_error *err)
 {
     sctx c;
+    sframe local[LOCAL_FRAMES];
     avk_status st;
-    c.r = r;
-    c.nodes = nodes;
-    c.steps = steps;
-    c.limits = limits;
-    c.empty = *empty;
-    c.memory = r->source == NULL;
-    c.err = err;
-    st = skip_node(&c, node, depth);
+    sctx_init(&c, plan, r, local, depth, *empty, root, prefix, err);
+    st = run(&c, node);
     *empty = c.empty;
+    avki_stack_destroy(&c.stack);
     return st;
 }
 
 avk_status avk_plan_skip(const avk_plan *plan, avk_reader *r, avk_error *err)
 {
     sctx c;
+    sframe local[LOCAL_FRAMES];
     avk_status st;
     if (AVK_UNLIKELY(!plan || !r))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, 0, "avk_plan_skip: NULL argument");
-    c.r = r;
-    c.nodes = plan->nodes;
-    c.steps = plan->steps;
-    c.limits = &plan->limits;
-    c.empty = 0;
-    c.memory = r->source == NULL;
-    c.err = err;
     /* nodes[0] is the root, or in a resolving plan the writer's root. */
-    st = skip_node(&c, 0, 0);
-    if (AVK_UNLIKELY(st != AVK_OK))
-        avki_path_finish(err, plan->writer_type ? plan->writer_type : plan->type);
+    sctx_init(&c, plan, r, local, 0, 0, avki_type_label(plan->writer_type ? plan->writer_type
+                                                                         : plan->type),
+              NULL, err);
+    st = run(&c, 0);
+    avki_stack_destroy(&c.stack);
     return st;
 }

@@ -11,21 +11,24 @@
 /* Room for the marker "...(N levels)..." with N up to 20 digits. */
 #define MARKER_MAX 40
 
-static size_t seg_text(const avki_seg *s, int named, char *buf, size_t cap)
+static size_t step_text(avki_seg_kind kind, uint64_t index, const char *name, int named,
+                        char *buf, size_t cap)
 {
-    unsigned long long i = (unsigned long long)s->index;
+    unsigned long long i = (unsigned long long)index;
     int n;
-    switch (s->kind) {
+    switch (kind) {
+    case AVKI_SEG_NONE:
+        buf[0] = 0;
+        return 0;
     case AVKI_SEG_FIELD:
     case AVKI_SEG_WRITER_FIELD:
-        if (named && s->name) {
-            size_t len = strlen(s->name);
-            if (len > NAME_MAX_SHOWN)
-                n = snprintf(buf, cap, ".%.*s..", NAME_MAX_SHOWN - 2, s->name);
+        if (named && name) {
+            if (strlen(name) > NAME_MAX_SHOWN)
+                n = snprintf(buf, cap, ".%.*s..", NAME_MAX_SHOWN - 2, name);
             else
-                n = snprintf(buf, cap, ".%s", s->name);
+                n = snprintf(buf, cap, ".%s", name);
         } else {
-            n = snprintf(buf, cap, s->kind == AVKI_SEG_FIELD ? ".fields[%llu]" : ".writer_field[%llu]",
+            n = snprintf(buf, cap, kind == AVKI_SEG_FIELD ? ".fields[%llu]" : ".writer_field[%llu]",
                          i);
         }
         break;
@@ -50,17 +53,28 @@ static size_t seg_text(const avki_seg *s, int named, char *buf, size_t cap)
     return (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+static size_t seg_text(const avki_seg *s, int named, char *buf, size_t cap)
+{
+    size_t n = step_text(s->via, s->via_index, NULL, named, buf, cap);
+    return n + step_text(s->kind, s->index, s->name, named, buf + n, cap - n);
+}
+
 typedef struct path_src {
-    size_t count;
-    avki_seg_at_fn at;
-    const void *ctx;
+    size_t count; /* of all parts */
+    const avki_path_part *parts;
+    size_t nparts;
     int named;
 } path_src;
 
 static size_t text_of(const path_src *p, size_t i, char *buf, size_t cap)
 {
-    avki_seg s;
-    p->at(p->ctx, i, &s);
+    avki_seg s = {AVKI_SEG_NONE, 0, NULL, AVKI_SEG_NONE, 0};
+    size_t k = 0;
+    while (k + 1 < p->nparts && i >= p->parts[k].count) {
+        i -= p->parts[k].count;
+        k++;
+    }
+    p->parts[k].at(p->parts[k].ctx, i, &s);
     return seg_text(&s, p->named, buf, cap);
 }
 
@@ -68,7 +82,7 @@ static size_t text_of(const path_src *p, size_t i, char *buf, size_t cap)
  * NUL-terminated; returns the length. */
 static size_t render(const path_src *p, const char *root, char *out, size_t cap)
 {
-    char seg[NAME_MAX_SHOWN + 32];
+    char seg[NAME_MAX_SHOWN + 64];
     size_t len = 0, limit = cap - 1, i, head, tail, tail_len, head_limit;
     size_t rl = strlen(root);
     if (rl > limit / 4)
@@ -116,17 +130,19 @@ static size_t render(const path_src *p, const char *root, char *out, size_t cap)
     return len;
 }
 
-void avki_path_report(avk_error *err, const char *root, size_t count, avki_seg_at_fn at,
-                      const void *ctx)
+void avki_path_report_parts(avk_error *err, const char *root, const avki_path_part *parts,
+                            size_t nparts)
 {
     char reason[AVK_ERROR_MESSAGE_MAX], path[AVK_ERROR_MESSAGE_MAX];
     path_src p;
-    size_t rlen, room, plen;
+    size_t rlen, room, plen, k;
     if (!err)
         return;
-    p.count = count;
-    p.at = at;
-    p.ctx = ctx;
+    p.count = 0;
+    for (k = 0; k < nparts; k++)
+        p.count += parts[k].count;
+    p.parts = parts;
+    p.nparts = nparts;
     p.named = 0;
     render(&p, root, err->path, sizeof err->path);
 
@@ -139,7 +155,24 @@ void avki_path_report(avk_error *err, const char *root, size_t count, avki_seg_a
     room = rlen + 64 < room ? room - rlen : 64;
     p.named = 1;
     plen = render(&p, root, path, room + 1);
-    snprintf(err->message, sizeof err->message, "%.*s: %s", (int)plen, path, reason);
+    /* "<path>: <reason>", cut at the buffer's end (only a reason longer than
+     * the buffer loses its end). */
+    memcpy(err->message, path, plen);
+    memcpy(err->message + plen, ": ", 2);
+    if (rlen > sizeof err->message - 1 - plen - 2)
+        rlen = sizeof err->message - 1 - plen - 2;
+    memcpy(err->message + plen + 2, reason, rlen);
+    err->message[plen + 2 + rlen] = 0;
+}
+
+void avki_path_report(avk_error *err, const char *root, size_t count, avki_seg_at_fn at,
+                      const void *ctx)
+{
+    avki_path_part part;
+    part.count = count;
+    part.at = at;
+    part.ctx = ctx;
+    avki_path_report_parts(err, root, &part, 1);
 }
 
 void avki_seg_array_at(const void *ctx, size_t i, avki_seg *out)

@@ -9,6 +9,7 @@
 
 /* One step from a value to a part of it. */
 typedef enum avki_seg_kind {
+    AVKI_SEG_NONE = 0,     /* nothing (a segment that is only its via) */
     AVKI_SEG_FIELD,        /* record field: index and name */
     AVKI_SEG_WRITER_FIELD, /* a writer's field that resolution skips: index and name */
     AVKI_SEG_ITEM,         /* array item */
@@ -18,10 +19,15 @@ typedef enum avki_seg_kind {
     AVKI_SEG_WRITER_BRANCH /* the writer's branch of a union read as a non-union */
 } avki_seg_kind;
 
+/* One level of a path. Zero-initialize it: via is for walkers that keep a
+ * union and the value inside it in one frame (the decoder), and renders in
+ * front of the step (".branch[1].next"). */
 typedef struct avki_seg {
     avki_seg_kind kind;
     uint64_t index;
-    const char *name; /* fields: the field's name (NULL: none known) */
+    const char *name;      /* fields: the field's name (NULL: none known) */
+    avki_seg_kind via;     /* AVKI_SEG_NONE, _BRANCH or _WRITER_BRANCH */
+    uint64_t via_index;
 } avki_seg;
 
 /* Gives segment i (0 is the outermost) of the path being reported. */
@@ -42,6 +48,19 @@ typedef void (*avki_seg_at_fn)(const void *ctx, size_t i, avki_seg *out);
  * does). */
 void avki_path_report(avk_error *err, const char *root, size_t count, avki_seg_at_fn at,
                       const void *ctx) __attribute__((cold));
+
+/* Part of a path: count segments given by at(ctx, i). A walker that hands
+ * part of the work to another (the decoder skipping a writer's field) gives
+ * it its own part, and the other reports the whole path. */
+typedef struct avki_path_part {
+    size_t count;
+    avki_seg_at_fn at;
+    const void *ctx;
+} avki_path_part;
+
+/* As avki_path_report, with the segments of parts[0], then parts[1], ... */
+void avki_path_report_parts(avk_error *err, const char *root, const avki_path_part *parts,
+                            size_t nparts) __attribute__((cold));
 
 /* Segments from a plain array (segs[0] outermost), for walkers that keep one. */
 void avki_seg_array_at(const void *ctx, size_t i, avki_seg *out);

@@ -740,6 +740,7 @@ static avk_status build(rcomp *c, const avk_type *writer, const avk_type *reader
     p->root = root;
     p->type = reader;
     p->writer_type = writer;
+    avki_plan_mark_flat(p);
     return AVK_OK;
 }
 

@@ -202,3 +202,76 @@ const char *avkt_wide_varint_schema(void)
     snprintf(js + used, sizeof js - (size_t)used, "]}");
     return js;
 }
+
+/* One ".kind[N]" segment of an index path at *p: its kind and number. */
+static int path_segment(const char **p, char *kind, size_t cap, unsigned long long *n)
+{
+    const char *s = *p, *open, *close;
+    char *endp;
+    if (*s != '.')
+        return 0;
+    open = strchr(s, '[');
+    close = open ? strchr(open, ']') : NULL;
+    if (!open || !close || (size_t)(open - s - 1) >= cap)
+        return 0;
+    memcpy(kind, s + 1, (size_t)(open - s - 1));
+    kind[open - s - 1] = 0;
+    *n = strtoull(open + 1, &endp, 10);
+    if (endp != close)
+        return 0;
+    *p = close + 1;
+    return 1;
+}
+
+int avkt_named_path(const avk_type *root, const char *path, char *out, size_t cap)
+{
+    const char *label = avk_type_fullname(root) ? avk_type_fullname(root)
+                                                 : avk_kind_name(avk_type_kind(root));
+    const avk_type *t = root;
+    size_t len = strlen(label);
+    char kind[32];
+    unsigned long long n;
+    if (strncmp(path, label, len) != 0 || len + 1 > cap)
+        return 0;
+    memcpy(out, label, len + 1);
+    path += len;
+    while (*path) {
+        char seg[160];
+        if (!path_segment(&path, kind, sizeof kind, &n) || !t)
+            return 0;
+        if (strcmp(kind, "fields") == 0 && avk_type_kind(t) == AVK_RECORD &&
+            n < avk_type_field_count(t)) {
+            snprintf(seg, sizeof seg, ".%s", avk_field_name(avk_type_field(t, (size_t)n)));
+            t = avk_field_type(avk_type_field(t, (size_t)n));
+        } else if (strcmp(kind, "items") == 0 && avk_type_kind(t) == AVK_ARRAY) {
+            snprintf(seg, sizeof seg, "[%llu]", n);
+            t = avk_type_items(t);
+        } else if ((strcmp(kind, "values") == 0 || strcmp(kind, "keys") == 0) &&
+                   avk_type_kind(t) == AVK_MAP) {
+            snprintf(seg, sizeof seg, ".%s[%llu]", kind, n);
+            t = kind[0] == 'v' ? avk_type_values(t) : NULL;
+        } else if (strcmp(kind, "branch") == 0 && avk_type_kind(t) == AVK_UNION &&
+                   n < avk_type_branch_count(t)) {
+            snprintf(seg, sizeof seg, ".branch[%llu]", n);
+            t = avk_type_branch(t, (size_t)n);
+        } else {
+            return 0; /* writer_field, writer_branch: the reader's schema cannot say */
+        }
+        if (strlen(out) + strlen(seg) + 1 > cap)
+            return 0;
+        strcat(out, seg);
+    }
+    return 1;
+}
+
+void avkt_check_message_path(const avk_type *root, const avk_error *err)
+{
+    char named[AVK_ERROR_MESSAGE_MAX];
+    size_t plen;
+    if (!avkt_named_path(root, err->path, named, sizeof named))
+        return;
+    plen = strlen(named);
+    if (strncmp(err->message, named, plen) != 0 || strncmp(err->message + plen, ": ", 2) != 0)
+        fail_msg("message \"%s\" does not start with \"%s: \" (err.path \"%s\")", err->message,
+                 named, err->path);
+}

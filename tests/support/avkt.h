@@ -106,4 +106,14 @@ char *avkt_interop_read(const char *dir, const char *relative, size_t *len);
  * (32) for the encode and builder suites. A static buffer. */
 const char *avkt_wide_varint_schema(void);
 
+/* The named form of an index path as avk_error.path gives it (".fields[1]"
+ * becomes ".next", ".items[3]" "[3]", the rest unchanged), following the
+ * types from root. 0 when the path cannot be followed (writer_field,
+ * writer_branch, a path shortened in the middle) or does not fit. */
+int avkt_named_path(const avk_type *root, const char *path, char *out, size_t cap);
+
+/* Fails unless err->message starts with the named form of err->path and
+ * ": " (nothing is checked when the path cannot be followed). */
+void avkt_check_message_path(const avk_type *root, const avk_error *err);
+
 #endif

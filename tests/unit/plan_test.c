@@ -188,14 +188,15 @@ static void test_limit_then_no_memory(void **state)
     avk_schema_free(s);
 }
 
-/* max_depth is capped: each level is a C stack frame. */
-static void test_max_depth_capped(void **state)
+/* max_depth is the caller's: no walker recurses on the C stack, so any
+ * value is taken, and the limit holds to the level. */
+static void test_max_depth_any(void **state)
 {
     avk_schema *s =
         AVKT_PARSE("{'type': 'record', 'name': 'L', 'fields': [{'name': 'next', 'type': "
                    "['null', 'L']}]}");
     avk_limits lim;
-    avk_plan *p;
+    avk_plan *p, *exact;
     enum { DEPTH = 600 };
     static uint8_t in[DEPTH + 1];
     avk_arena *arena;
@@ -207,23 +208,42 @@ static void test_max_depth_capped(void **state)
     memset(&lim, 0, sizeof lim);
     lim.max_depth = (size_t)1 << 40;
     p = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
+    lim.max_depth = 1002;
+    exact = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
     AVKT_OK(avk_arena_new(NULL, &arena, NULL));
-    /* Each list node is a record and a union: two levels. 500 nodes (1001
-     * levels) fit under the cap of 1024; 520 nodes do not, however large
-     * the max_depth asked for. */
+    /* Each list node is a record and a union: two levels. 500 bytes of
+     * branch 1 and a null are 501 nodes, 1002 levels (the last union holds
+     * null but counts); 521 nodes are 1042. */
     for (i = 0; i < DEPTH; i++)
         in[i] = 2; /* branch 1: another L */
     in[500] = 0;
     avk_reader_init_memory(&r, in, 501);
-    AVKT_OK(avk_plan_decode(p, &r, arena, &v, &err));
+    AVKT_OK(avk_plan_decode(exact, &r, arena, &v, &err));
+    /* One level less is too few. */
+    lim.max_depth = 1001;
+    {
+        avk_plan *under = avkt_plan_new(avk_schema_root(s), 0, &lim, 0);
+        avk_reader_init_memory(&r, in, 501);
+        AVKT_ASSERT_STATUS(avk_plan_decode(under, &r, arena, &v, &err), AVK_ERR_LIMIT);
+        avk_reader_init_memory(&r, in, 501);
+        AVKT_ASSERT_STATUS(avk_plan_skip(under, &r, &err), AVK_ERR_LIMIT);
+        avk_plan_free(under);
+    }
     in[500] = 2;
     in[520] = 0;
     avk_reader_init_memory(&r, in, 521);
-    AVKT_ASSERT_STATUS(avk_plan_decode(p, &r, arena, &v, &err), AVK_ERR_LIMIT);
+    AVKT_OK(avk_plan_decode(p, &r, arena, &v, &err));
     avk_reader_init_memory(&r, in, 521);
-    AVKT_ASSERT_STATUS(avk_plan_skip(p, &r, &err), AVK_ERR_LIMIT);
+    AVKT_OK(avk_plan_skip(p, &r, &err));
+    avk_reader_init_memory(&r, in, 521);
+    AVKT_ASSERT_STATUS(avk_plan_decode(exact, &r, arena, &v, &err), AVK_ERR_LIMIT);
+    assert_string_equal(err.message + strlen(err.message) - strlen("nesting deeper than max_depth (1002)"),
+                        "nesting deeper than max_depth (1002)");
+    avk_reader_init_memory(&r, in, 521);
+    AVKT_ASSERT_STATUS(avk_plan_skip(exact, &r, &err), AVK_ERR_LIMIT);
     avk_arena_free(arena);
     avk_plan_free(p);
+    avk_plan_free(exact);
     avk_schema_free(s);
 }
 
@@ -261,7 +281,7 @@ int main(void)
         cmocka_unit_test(test_fixed_checked_before_copy),
         cmocka_unit_test(test_many_named_types),
         cmocka_unit_test(test_limit_then_no_memory),
-        cmocka_unit_test(test_max_depth_capped),
+        cmocka_unit_test(test_max_depth_any),
         cmocka_unit_test(test_plan_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

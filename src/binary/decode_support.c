@@ -1,0 +1,144 @@
+/* Cold pieces the decoder, skipper and encoder share: error filling, the error's place, UTF-8 checks. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "binary/decode_ctx.h"
+#include "common/error.h"
+
+avk_status avki_decode_fail(avk_error *err, avk_status st, uint64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err)
+        return st;
+    avk_error_clear(err);
+    err->status = st;
+    err->offset = offset;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+avk_status avki_path_prepend(avk_error *err, avk_status st, const char *fmt, ...)
+{
+    char seg[64];
+    size_t seg_len, old_len;
+    va_list ap;
+    if (!err)
+        return st;
+    va_start(ap, fmt);
+    vsnprintf(seg, sizeof seg, fmt, ap);
+    va_end(ap);
+    seg_len = strlen(seg);
+    old_len = strlen(err->path);
+    /* Too deep to describe fully: keep the innermost part (most useful). */
+    if (seg_len + old_len + 1 > sizeof err->path)
+        return st;
+    memmove(err->path + seg_len, err->path, old_len + 1);
+    memcpy(err->path, seg, seg_len);
+    return st;
+}
+
+void avki_path_finish(avk_error *err, const avk_type *root)
+{
+    char msg[AVK_ERROR_MESSAGE_MAX];
+    const char *name;
+    if (!err)
+        return;
+    name = root->fullname ? root->fullname : avk_kind_name(root->kind);
+    avki_path_prepend(err, err->status, "%s", name);
+    {
+        /* "<path>: <message>", cut to the buffer. */
+        size_t pl = strlen(err->path), ml = strlen(err->message), n = 0;
+        size_t room = sizeof msg - 1;
+        memcpy(msg, err->path, pl < room ? pl : room);
+        n = pl < room ? pl : room;
+        if (n + 2 <= room) {
+            memcpy(msg + n, ": ", 2);
+            n += 2;
+        }
+        if (ml > room - n)
+            ml = room - n;
+        memcpy(msg + n, err->message, ml);
+        n += ml;
+        msg[n] = '\0';
+        memcpy(err->message, msg, n + 1);
+    }
+}
+
+avk_status avki_length_error(avk_error *err, int64_t n, uint64_t max_bytes, uint64_t off,
+                             const char *what)
+{
+    if (n < 0)
+        return avki_decode_fail(err, AVK_ERR_MALFORMED, off, "negative %s length %lld", what,
+                                (long long)n);
+    return avki_decode_fail(err, AVK_ERR_LIMIT, off, "%s length %lld is above max_bytes (%llu)",
+                            what, (long long)n, (unsigned long long)max_bytes);
+}
+
+avk_status avki_dalloc_failed(dctx *c, size_t size)
+{
+    if (c->mem > c->limits->max_memory)
+        return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                                "value needs more than max_memory (%llu bytes)",
+                                (unsigned long long)c->limits->max_memory);
+    if (c->arena->limit_hit)
+        return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                                "arena limit reached allocating %zu bytes", size);
+    return avki_decode_fail(c->err, AVK_ERR_NO_MEMORY, avk_reader_offset(c->r),
+                            "out of memory allocating %zu bytes", size);
+}
+
+void avki_dtail_push_front(dctx *c, avki_seg_kind kind, uint64_t index, const char *name)
+{
+    size_t n = c->ntail < DTAIL_MAX ? c->ntail : DTAIL_MAX - 1;
+    memmove(c->tail + 1, c->tail, n * sizeof c->tail[0]);
+    memset(&c->tail[0], 0, sizeof c->tail[0]);
+    c->tail[0].kind = kind;
+    c->tail[0].index = index;
+    c->tail[0].name = name;
+    c->ntail = n + 1;
+}
+
+/* Valid UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF). */
+int avki_utf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t b = s[i];
+        if (b < 0x80) {
+            /* ASCII runs 8 bytes at a time. */
+            while (i + 8 <= n) {
+                uint64_t w;
+                memcpy(&w, s + i, 8);
+                if (w & 0x8080808080808080ull)
+                    break;
+                i += 8;
+            }
+            if (i < n && s[i] < 0x80)
+                i++;
+            continue;
+        }
+        if (b >= 0xC2 && b <= 0xDF) {
+            if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
+                return 0;
+            i += 2;
+        } else if (b >= 0xE0 && b <= 0xEF) {
+            uint8_t lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+            if (i + 2 >= n || s[i + 1] < lo || s[i + 1] > hi || (s[i + 2] & 0xC0) != 0x80)
+                return 0;
+            i += 3;
+        } else if (b >= 0xF0 && b <= 0xF4) {
+            uint8_t lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+            if (i + 3 >= n || s[i + 1] < lo || s[i + 1] > hi || (s[i + 2] & 0xC0) != 0x80 ||
+                (s[i + 3] & 0xC0) != 0x80)
+                return 0;
+            i += 4;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
