@@ -76,6 +76,12 @@ typedef struct avk_file_reader_options {
                                   their defaults. Opening fails with
                                   AVK_ERR_RESOLUTION when the schemas cannot be
                                   resolved. Must outlive the reader. */
+    uint64_t max_meta_entries; /* metadata entries in the header; 0 means 65,536.
+                                  Checked before anything is allocated for them.
+                                  Callers built before this field pass
+                                  offsetof(avk_file_reader_options,
+                                  max_meta_entries) as struct_size and get the
+                                  default. */
 } avk_file_reader_options;
 
 /* Threads. A reader belongs to one thread at a time, with or without
