@@ -699,11 +699,11 @@ static avk_status open_block(avk_file_reader *fr, avk_error *err)
 }
 
 /* The count check of open_block for a block handed out undecoded
- * (next_block): the data as stored is what a null-codec block decodes;
- * compressed data may hold at most max_block_data bytes once decompressed
- * (more is refused when decompressing). Records of zero bytes count against
- * max_empty_items, as when decoding. So every block next_block returns has
- * a count that reading its records could confirm. */
+ * (next_block), so that counting never believes what reading refuses: the
+ * data as stored is what a null-codec block decodes; compressed data may
+ * hold at most max_block_data bytes once decompressed (more is refused when
+ * decompressing). Records of zero bytes count against max_empty_items, as
+ * when decoding. */
 static avk_status count_plausible(const avk_file_reader *fr, avk_error *err)
 {
     uint64_t count = (uint64_t)fr->cur.count;
@@ -722,12 +722,13 @@ static avk_status count_plausible(const avk_file_reader *fr, avk_error *err)
                            "a count of %lld records cannot be right for %zu bytes of data",
                            (long long)fr->cur.count, fr->cur.size);
     }
+    /* Either the count lies or the data is over the limit: decoding would
+     * fail on either, but which of them is unknown until decompressing. */
     if (count <= fr->max_block_data / fr->min_record)
         return AVK_OK;
-    return block_error(fr, err, AVK_ERR_MALFORMED,
-                       "a count of %lld records cannot be right: at %llu bytes or more each "
-                       "they exceed the %llu bytes a block may hold decompressed "
-                       "(max_block_data)",
+    return block_error(fr, err, AVK_ERR_LIMIT,
+                       "a count of %lld records of at least %llu bytes each exceeds the %llu "
+                       "bytes a block may hold decompressed (max_block_data)",
                        (long long)fr->cur.count, (unsigned long long)fr->min_record,
                        (unsigned long long)fr->max_block_data);
 }
