@@ -188,9 +188,10 @@ static avk_status read_length(avk_reader *r, const char *what, uint64_t budget, 
  * cut short by every C-string API (two such keys then look alike), and of
  * a repeated key some implementations keep the first value and others the
  * last (two avro.schema entries would give two readings of the data). */
-static avk_status check_key(const avki_file_meta *m, avki_key_set *keys, size_t index,
+static avk_status check_key(const avki_file_header *h, avki_key_set *keys, size_t index,
                             uint64_t at, avk_error *err)
 {
+    const avki_file_meta *m = &h->meta[index];
     char shown[200];
     const char *nul = memchr(m->key, 0, m->key_len);
     size_t first;
@@ -201,7 +202,7 @@ static avk_status check_key(const avki_file_meta *m, avki_key_set *keys, size_t 
                               "key byte %zu); keys may not, as C-string readers cut them there",
                               shown, (unsigned long long)at, (size_t)(nul - m->key));
     }
-    if (avki_key_set_add(keys, m->key, m->key_len, index, &first) != AVK_OK)
+    if (avki_key_set_add(keys, index, &first) != AVK_OK)
         return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");
     if (first != SIZE_MAX) {
         display_bytes(shown, sizeof shown, (const uint8_t *)m->key, m->key_len);
@@ -235,7 +236,7 @@ static avk_status add_entry(avki_file_header *h, avk_reader *r, avki_key_set *ke
     AVK_TRY(read_item(h, r, klen, (uint8_t **)&m->key, "metadata key", err));
     m->key_len = (size_t)klen;
     h->meta_count++; /* owned from here on, freed by destroy */
-    AVK_TRY(check_key(m, keys, h->meta_count - 1, at, err));
+    AVK_TRY(check_key(h, keys, h->meta_count - 1, at, err));
     AVK_TRY(read_length(r, "metadata value", *budget, &vlen, err));
     *budget -= vlen;
     AVK_TRY(read_item(h, r, vlen, &m->value, "metadata value", err));
@@ -334,12 +335,21 @@ static avk_status read_blocks(avki_file_header *h, avk_reader *r, avki_key_set *
     }
 }
 
+static const uint8_t *header_key_at(const void *ctx, size_t i, size_t *len)
+{
+    const avki_file_header *h = (const avki_file_header *)ctx;
+    *len = h->meta[i].key_len;
+    return (const uint8_t *)h->meta[i].key;
+}
+
 static avk_status read_map(avki_file_header *h, avk_reader *r, uint64_t max_bytes,
                            uint64_t max_entries, avk_error *err)
 {
     avki_key_set keys;
     avk_status st;
-    avki_key_set_init(&keys, &h->alloc);
+    if (max_entries > AVKI_KEY_SET_MAX)
+        max_entries = AVKI_KEY_SET_MAX;
+    avki_key_set_init(&keys, &h->alloc, header_key_at, h);
     st = read_blocks(h, r, &keys, max_bytes, max_entries, err);
     avki_key_set_destroy(&keys);
     return st;
@@ -456,6 +466,13 @@ static avk_status meta_entry_check(const avk_file_meta *m, size_t i, avk_error *
     return AVK_OK;
 }
 
+static const uint8_t *user_key_at(const void *ctx, size_t i, size_t *len)
+{
+    const avk_file_meta *meta = (const avk_file_meta *)ctx;
+    *len = strlen(meta[i].key);
+    return (const uint8_t *)meta[i].key;
+}
+
 avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count,
                                 const avk_allocator *alloc, avk_error *err)
 {
@@ -464,13 +481,17 @@ avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count,
     if (meta_count && !meta)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "metadata: %zu entries but no array", meta_count);
-    avki_key_set_init(&keys, alloc);
+    if (meta_count > AVKI_KEY_SET_MAX)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "metadata: %zu entries; at most %zu", meta_count,
+                              AVKI_KEY_SET_MAX);
+    avki_key_set_init(&keys, alloc, user_key_at, meta);
     for (size_t i = 0; i < meta_count && st == AVK_OK; i++) {
         size_t first;
         st = meta_entry_check(&meta[i], i, err);
         if (st != AVK_OK)
             break;
-        if (avki_key_set_add(&keys, meta[i].key, strlen(meta[i].key), i, &first) != AVK_OK) {
+        if (avki_key_set_add(&keys, i, &first) != AVK_OK) {
             st = avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
                                 "out of memory checking the metadata keys");
         } else if (first != SIZE_MAX) {

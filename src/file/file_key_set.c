@@ -7,21 +7,24 @@
 #include "common/alloc_internal.h"
 #include "file/file_key_set.h"
 
+/* 8 bytes a slot, the table at most half full: 16-32 bytes a key, less
+ * than the smallest entries take in memory anyway. */
 struct avki_key_slot {
-    uint64_t hash;
-    const uint8_t *key;
-    size_t len;
-    size_t index_plus1; /* 0: an empty slot */
+    uint32_t tag;         /* the hash's high half: most mismatches stop here */
+    uint32_t index_plus1; /* 0: an empty slot */
 };
 
 /* A table this small is scanned in a few probes whatever the hashes are;
  * past it the seed turns random (see grow). */
 #define FIRST_CAP 16u
 
-void avki_key_set_init(avki_key_set *s, const avk_allocator *alloc)
+void avki_key_set_init(avki_key_set *s, const avk_allocator *alloc, avki_key_at_fn key_at,
+                       const void *ctx)
 {
     memset(s, 0, sizeof *s);
     s->alloc = avki_allocator_or_libc(alloc);
+    s->key_at = key_at;
+    s->ctx = ctx;
     s->seed = 0x243f6a8885a308d3u;
 }
 
@@ -68,14 +71,21 @@ static uint64_t random_seed(const void *addr)
     return seed;
 }
 
+/* The slot holding key[0..len), or the empty slot where it would go. */
 static avki_key_slot *find(const avki_key_set *s, uint64_t hash, const uint8_t *key, size_t len)
 {
     size_t mask = s->cap - 1, i = (size_t)hash & mask;
+    uint32_t tag = (uint32_t)(hash >> 32);
     for (;;) {
         avki_key_slot *t = &s->slots[i];
-        if (!t->index_plus1 ||
-            (t->hash == hash && t->len == len && (len == 0 || memcmp(t->key, key, len) == 0)))
+        if (!t->index_plus1)
             return t;
+        if (t->tag == tag) {
+            size_t n;
+            const uint8_t *k = s->key_at(s->ctx, t->index_plus1 - 1, &n);
+            if (n == len && (len == 0 || memcmp(k, key, len) == 0))
+                return t;
+        }
         i = (i + 1) & mask;
     }
 }
@@ -93,15 +103,25 @@ static avk_status grow(avki_key_set *s)
     if (!bigger.slots)
         return AVK_ERR_NO_MEMORY;
     memset(bigger.slots, 0, bigger.cap * sizeof *bigger.slots);
-    if (bigger.cap > FIRST_CAP && s->cap == FIRST_CAP)
+    if (s->cap == FIRST_CAP)
         bigger.seed = random_seed(bigger.slots);
     for (i = 0; i < s->cap; i++) {
         avki_key_slot t = s->slots[i];
+        size_t n;
+        const uint8_t *k;
+        uint64_t hash;
         if (!t.index_plus1)
             continue;
-        if (bigger.seed != s->seed)
-            t.hash = key_hash(bigger.seed, t.key, t.len);
-        *find(&bigger, t.hash, t.key, t.len) = t;
+        k = s->key_at(s->ctx, t.index_plus1 - 1, &n);
+        hash = key_hash(bigger.seed, k, n);
+        t.tag = (uint32_t)(hash >> 32);
+        /* Keys are distinct: the first empty slot from its place is its own. */
+        {
+            size_t mask = bigger.cap - 1, j = (size_t)hash & mask;
+            while (bigger.slots[j].index_plus1)
+                j = (j + 1) & mask;
+            bigger.slots[j] = t;
+        }
     }
     if (s->slots)
         s->alloc.free(s->alloc.ctx, s->slots, s->cap * sizeof *s->slots);
@@ -109,27 +129,29 @@ static avk_status grow(avki_key_set *s)
     return AVK_OK;
 }
 
-avk_status avki_key_set_add(avki_key_set *s, const void *key, size_t len, size_t index,
-                            size_t *first)
+avk_status avki_key_set_add(avki_key_set *s, size_t index, size_t *first)
 {
     avki_key_slot *t;
     uint64_t hash;
+    size_t len;
+    const uint8_t *key;
     *first = SIZE_MAX;
+    if (index >= AVKI_KEY_SET_MAX)
+        return AVK_ERR_NO_MEMORY;
     if ((s->count + 1) * 2 > s->cap) {
         avk_status st = grow(s);
         if (st != AVK_OK)
             return st;
     }
-    hash = key_hash(s->seed, (const uint8_t *)key, len);
-    t = find(s, hash, (const uint8_t *)key, len);
+    key = s->key_at(s->ctx, index, &len);
+    hash = key_hash(s->seed, key, len);
+    t = find(s, hash, key, len);
     if (t->index_plus1) {
         *first = t->index_plus1 - 1;
         return AVK_OK;
     }
-    t->hash = hash;
-    t->key = (const uint8_t *)key;
-    t->len = len;
-    t->index_plus1 = index + 1;
+    t->tag = (uint32_t)(hash >> 32);
+    t->index_plus1 = (uint32_t)(index + 1);
     s->count++;
     return AVK_OK;
 }

@@ -2463,7 +2463,9 @@ static void test_header_entry_limit(void **state)
 }
 
 /* Header memory stays near the header's own bytes: short keys and values
- * share storage (they took two allocations each, 1.9 GB for 60 MB). */
+ * share storage (they took two allocations each, 1.9 GB for 60 MB); beyond
+ * the bytes, at most 128 bytes an entry (the entry table as it doubles and
+ * the repeat check's table; 4.0 MB in all for this 600 KB header). */
 static void test_header_memory(void **state)
 {
     avk_file_reader_options o = ropts(0);
@@ -2499,7 +2501,7 @@ static void test_header_memory(void **state)
     avk_file_reader_free(fr);
     assert_int_equal(fa.live_blocks, 0);
     extra = fa.peak_bytes - base.peak_bytes;
-    if (extra > 2 * hdr + (size_t)n * 160)
+    if (extra > hdr + (size_t)(n + 1) * 128)
         fail_msg("a header of %zu bytes and %d entries took %zu bytes", hdr, n, extra);
     if (fa.calls > 100)
         fail_msg("a header of %d entries took %ld allocations", n, fa.calls);
