@@ -656,6 +656,27 @@ static avk_status take_block(avk_file_reader *fr, int records, int *end, avk_err
     return AVK_OK;
 }
 
+/* Whether fr->cur's count can be right for len bytes of decompressed data:
+ * at least min_record bytes a record; records of zero bytes each are
+ * limited by max_empty_items instead. */
+static avk_status count_fits(const avk_file_reader *fr, size_t len, avk_error *err)
+{
+    uint64_t count = (uint64_t)fr->cur.count;
+    if (fr->min_record == 0) {
+        if (count <= fr->max_empty)
+            return AVK_OK;
+        return block_error(fr, err, AVK_ERR_LIMIT,
+                           "a count of %lld records of zero bytes each exceeds the limit of "
+                           "%llu (max_empty_items)",
+                           (long long)fr->cur.count, (unsigned long long)fr->max_empty);
+    }
+    if (count <= len / fr->min_record)
+        return AVK_OK;
+    return block_error(fr, err, AVK_ERR_MALFORMED,
+                       "a count of %lld records cannot be right for %zu bytes of data",
+                       (long long)fr->cur.count, len);
+}
+
 /* Decompresses fr->cur (unless a worker did) and points fr->blk at its records. */
 static avk_status open_block(avk_file_reader *fr, avk_error *err)
 {
@@ -678,11 +699,7 @@ static avk_status open_block(avk_file_reader *fr, avk_error *err)
                            (unsigned long long)fr->max_block_data);
     }
     /* A count that cannot fit in the data is caught before any record. */
-    if (fr->min_record > 0 ? (uint64_t)fr->cur.count > len / fr->min_record
-                           : (uint64_t)fr->cur.count > fr->max_empty)
-        return block_error(fr, err, fr->min_record > 0 ? AVK_ERR_MALFORMED : AVK_ERR_LIMIT,
-                           "a count of %lld records cannot be right for %zu bytes of data",
-                           (long long)fr->cur.count, len);
+    AVK_TRY(count_fits(fr, len, err));
     /* An empty block has nothing to decode, so its leftover bytes are caught here. */
     if (fr->cur.count == 0 && len > 0)
         return block_error(fr, err, AVK_ERR_MALFORMED,
@@ -707,21 +724,8 @@ static avk_status open_block(avk_file_reader *fr, avk_error *err)
 static avk_status count_plausible(const avk_file_reader *fr, avk_error *err)
 {
     uint64_t count = (uint64_t)fr->cur.count;
-    if (fr->min_record == 0) {
-        if (count <= fr->max_empty)
-            return AVK_OK;
-        return block_error(fr, err, AVK_ERR_LIMIT,
-                           "a count of %lld records of zero bytes each exceeds the limit of "
-                           "%llu (max_empty_items)",
-                           (long long)fr->cur.count, (unsigned long long)fr->max_empty);
-    }
-    if (fr->hdr.codec == AVK_CODEC_NULL) {
-        if (count <= fr->cur.size / fr->min_record)
-            return AVK_OK;
-        return block_error(fr, err, AVK_ERR_MALFORMED,
-                           "a count of %lld records cannot be right for %zu bytes of data",
-                           (long long)fr->cur.count, fr->cur.size);
-    }
+    if (fr->min_record == 0 || fr->hdr.codec == AVK_CODEC_NULL)
+        return count_fits(fr, fr->cur.size, err);
     /* Either the count lies or the data is over the limit: decoding would
      * fail on either, but which of them is unknown until decompressing. */
     if (count <= fr->max_block_data / fr->min_record)

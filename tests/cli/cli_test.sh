@@ -627,6 +627,12 @@ expect_rc 1 "count of a good and an implausible file" && expect_eq "$out" "1	$tm
 printf "Obj\x01\x02\x16avro.schema\x0c\"null\"\x00${hsync}\x0a\x00${hsync}" >"$tmp/hnull.avro"
 run count "$tmp/hnull.avro"
 expect_rc 0 "count of zero-byte records" && expect_eq "$out" "5" "5 null records counted"
+printf "Obj\x01\x02\x16avro.schema\x0c\"null\"\x00${hsync}\x0a\x00${hsync}\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00${hsync}" >"$tmp/hnull62.avro"
+hnull62_msg="$tmp/hnull62.avro: block 1 at byte 59: a count of 4611686018427387904 records of zero bytes each exceeds the limit of 1048576 (max_empty_items)"
+run count "$tmp/hnull62.avro"
+expect_rc 1 "count of 2^62 zero-byte records" && expect_eq "$err" "$hnull62_msg" "count names the zero-byte limit"
+run tojson "$tmp/hnull62.avro"
+expect_rc 1 "tojson of 2^62 zero-byte records" && expect_eq "$err" "$hnull62_msg" "tojson says the same"
 
 # ---- interop data -------------------------------------------------------------------
 

@@ -2716,6 +2716,13 @@ static void test_next_block_counts(void **state)
                  (unsigned long long)c.off[1]);
         assert_string_equal(err.message, msg);
         AVKT_ASSERT_I64_EQ(err.offset, c.off[1]);
+        /* ... the message next gives too, after the 1000 records. */
+        AVKT_OK(avk_file_reader_seek_block(fr, c.header, &err));
+        for (got = 0; avk_file_reader_next(fr, a, &v, &more, &rerr) == AVK_OK && more; got++)
+            avk_arena_reset(a);
+        assert_int_equal(got, 1000);
+        assert_int_equal(rerr.status, AVK_ERR_LIMIT);
+        assert_string_equal(rerr.message, msg);
         avk_file_reader_free(fr);
         craft_free(&c);
     }
