@@ -14,18 +14,21 @@
 #define FIRST_PIECE ((size_t)64 << 10)
 
 /* Keys and values shorter than SMALL_MAX bytes are packed into shared
- * slabs of SLAB_SIZE bytes, longer ones get a block each: a header of many
- * small entries then costs about its own bytes plus the entry table, not
- * two allocations per entry (20 million empty entries took 1.9 GB). */
-#define SLAB_SIZE ((size_t)64 << 10)
+ * slabs, longer ones get a block each: a header of many small entries then
+ * costs about its own bytes plus the entry table, not two allocations per
+ * entry (20 million empty entries took 1.9 GB). Slabs double from
+ * SLAB_FIRST to SLAB_MAX bytes, so a usual header takes one small slab. */
 #define SMALL_MAX ((size_t)1 << 10)
+#define SLAB_FIRST ((size_t)2 << 10)
+#define SLAB_MAX ((size_t)64 << 10)
 
 struct avki_meta_slab {
     avki_meta_slab *next;
+    size_t size; /* bytes allocated, this header included */
     uint8_t data[];
 };
 
-#define SLAB_ROOM (SLAB_SIZE - offsetof(avki_meta_slab, data))
+#define SLAB_ROOM(s) ((s)->size - offsetof(avki_meta_slab, data))
 
 /* Metadata limits: see max_meta_entries in avrokit/file.h. */
 #define DEFAULT_MAX_ENTRIES ((uint64_t)65536)
@@ -67,11 +70,16 @@ static void display_bytes(char *out, size_t cap, const uint8_t *s, size_t n)
 static uint8_t *slab_take(avki_file_header *h, size_t n)
 {
     uint8_t *p;
-    if (!h->slabs || SLAB_ROOM - h->slab_used < n + 1) {
-        avki_meta_slab *s = h->alloc.alloc(h->alloc.ctx, SLAB_SIZE);
+    if (!h->slabs || SLAB_ROOM(h->slabs) - h->slab_used < n + 1) {
+        size_t size = h->slabs ? h->slabs->size * 2 : SLAB_FIRST;
+        avki_meta_slab *s;
+        if (size > SLAB_MAX)
+            size = SLAB_MAX;
+        s = h->alloc.alloc(h->alloc.ctx, size);
         if (!s)
             return NULL;
         s->next = h->slabs;
+        s->size = size;
         h->slabs = s;
         h->slab_used = 0;
     }
@@ -419,7 +427,7 @@ void avki_file_header_destroy(avki_file_header *h)
     }
     while (h->slabs) {
         avki_meta_slab *next = h->slabs->next;
-        h->alloc.free(h->alloc.ctx, h->slabs, SLAB_SIZE);
+        h->alloc.free(h->alloc.ctx, h->slabs, h->slabs->size);
         h->slabs = next;
     }
     if (h->meta)
