@@ -515,10 +515,11 @@ avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count,
     return st;
 }
 
+/* An empty value may come as NULL (memcpy may not be given NULL, even for 0 bytes). */
 static avk_status write_bytes(avk_writer *w, const void *p, size_t n, avk_error *err)
 {
     AVK_TRY(avk_writer_write_long(w, (int64_t)n, err));
-    return avk_writer_write_raw(w, p, n, err);
+    return n ? avk_writer_write_raw(w, p, n, err) : AVK_OK;
 }
 
 avk_status avki_file_header_write(avk_writer *w, const avk_schema *schema, avk_codec codec,
