@@ -419,6 +419,7 @@ write(F, "skip-middle", two + raw_block(3, len(d3), d3, bytes(16)) + raw_block(2
 write(F, "meta-repeated-schema", container('"int"', None, [lb(0, 1)], meta=[(b"avro.schema", b'"string"')]))
 write(F, "meta-repeated-user", container(LONG, "null", [lb(0, 2)], meta=[(b"u", b"1"), (b"v", b""), (b"u", b"2")]))
 write(F, "meta-nul-key", container(LONG, "null", [lb(0, 2)], meta=[(b"a\0b", b"1"), (b"a\0c", b"2")]))
+write(F, "meta-key-not-utf8", container(LONG, "null", [lb(0, 2)], meta=[(b"k\xff", b"1"), (b"k\xfe", b"2")]))
 write(F, "meta-many-entries", b"Obj\x01" + enc(70000) + enc(11) + b"avro.schema" + enc(6) + LONG.encode()
       + b"\0\0" * 64 + enc(0) + FILE_SYNC)
 mb = enc(10) + b"avro.codec" + enc(7) + b"deflate" + enc(1) + b"a" + enc(1) + b"1"

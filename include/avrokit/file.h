@@ -120,7 +120,9 @@ typedef struct avk_file_reader_options {
  * missing avro.schema; a metadata key that appears twice, named with the
  * byte offset of its second entry, since implementations differ on which
  * value they keep; a key holding a NUL byte, which C-string APIs would cut
- * short; a metadata block whose byte size is not what its entries take);
+ * short, or that is not valid UTF-8, which Python refuses and Java reads
+ * as U+FFFD; a metadata block whose byte size is not what its entries
+ * take);
  * AVK_ERR_TRUNCATED (header cut short); AVK_ERR_SCHEMA (avro.schema does
  * not parse; err->path says where); AVK_ERR_CODEC (an unknown codec name,
  * quoted); AVK_ERR_LIMIT (header above max_header_bytes, or more entries
@@ -162,10 +164,10 @@ const uint8_t *avk_file_reader_sync(const avk_file_reader *fr);
 uint64_t avk_file_reader_header_size(const avk_file_reader *fr);
 
 /* Metadata entries in file order, avro.* ones included. Keys are
- * NUL-terminated and hold no other NUL byte, and no key appears twice (the
- * reader refuses such files); values are bytes (not terminated; *len set).
- * Owned by the reader. Index out of range returns 0 (and leaves the outputs
- * alone). */
+ * NUL-terminated UTF-8 and hold no other NUL byte, and no key appears twice
+ * (the reader refuses other files); values are bytes (not terminated; *len
+ * set). Owned by the reader. Index out of range returns 0 (and leaves the
+ * outputs alone). */
 size_t avk_file_reader_meta_count(const avk_file_reader *fr);
 int avk_file_reader_meta_at(const avk_file_reader *fr, size_t i, const char **key,
                             const uint8_t **value, size_t *len);

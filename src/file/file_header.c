@@ -193,9 +193,11 @@ static avk_status read_length(avk_reader *r, const char *what, uint64_t budget, 
 }
 
 /* A key must mean one thing to every reader: one holding a NUL byte is
- * cut short by every C-string API (two such keys then look alike), and of
- * a repeated key some implementations keep the first value and others the
- * last (two avro.schema entries would give two readings of the data). */
+ * cut short by every C-string API (two such keys then look alike); one that
+ * is not UTF-8 fails in Python and becomes U+FFFD in Java (two such keys
+ * then look alike there); and of a repeated key some implementations keep
+ * the first value and others the last (two avro.schema entries would give
+ * two readings of the data). */
 static avk_status check_key(const avki_file_header *h, avki_key_set *keys, size_t index,
                             uint64_t at, avk_error *err)
 {
@@ -209,6 +211,13 @@ static avk_status check_key(const avki_file_header *h, avki_key_set *keys, size_
                               "file header: metadata key %s at byte %llu holds a NUL byte (at "
                               "key byte %zu); keys may not, as C-string readers cut them there",
                               shown, (unsigned long long)at, (size_t)(nul - m->key));
+    }
+    if (!avki_utf8_valid((const uint8_t *)m->key, m->key_len)) {
+        display_bytes(shown, sizeof shown, (const uint8_t *)m->key, m->key_len);
+        return avki_error_set(err, AVK_ERR_MALFORMED, at,
+                              "file header: metadata key %s at byte %llu is not valid UTF-8; "
+                              "keys are Avro strings",
+                              shown, (unsigned long long)at);
     }
     if (avki_key_set_add(keys, index, &first) != AVK_OK)
         return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");

@@ -13,7 +13,7 @@
 
 /* One metadata entry, key and value copied into the header's storage. */
 typedef struct avki_file_meta {
-    char *key;        /* NUL-terminated; holds no other NUL (such keys are refused) */
+    char *key;        /* NUL-terminated UTF-8; holds no other NUL (such keys are refused) */
     size_t key_len;
     uint8_t *value;   /* a NUL follows the last byte, so JSON text can be parsed in place */
     size_t len;
@@ -38,7 +38,8 @@ typedef struct avki_file_header {
 
 /* Reads and checks a header from r (positioned at the magic). The error's
  * offsets are r's. Limits the metadata map to max_bytes in all and to
- * max_entries entries; refuses repeated keys and keys holding a NUL byte.
+ * max_entries entries; refuses repeated keys, keys holding a NUL byte and
+ * keys that are not UTF-8.
  * On failure h holds nothing that needs freeing beyond
  * avki_file_header_destroy. */
 avk_status avki_file_header_read(avki_file_header *h, avk_reader *r, uint64_t max_bytes,

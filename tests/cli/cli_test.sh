@@ -607,6 +607,11 @@ expect_rc 1 "getmeta of a NUL in a key" && expect_eq "$err" "$hnul_msg" "getmeta
 expect_eq "$out" "" "getmeta shows no key twice"
 run cat "$tmp/hnul.avro" -o "$tmp/hnul-out.avro"
 expect_rc 1 "cat of a NUL in a key" && expect_eq "$err" "$hnul_msg" "cat blames the input for a NUL in a key"
+# A key that is not UTF-8: the writer refuses it, so cat would have blamed
+# its output; the reader refuses it first, naming the input.
+printf "Obj\x01\x04\x16avro.schema\x0c\"long\"\x04k\xff\x021\x00${hsync}\x02\x02\x06${hsync}" >"$tmp/hutf.avro"
+run cat "$tmp/hutf.avro" -o "$tmp/hutf-out.avro"
+expect_rc 1 "cat of a key that is not UTF-8" && expect_eq "$err" "$tmp/hutf.avro: file header: metadata key \"k\\xff\" at byte 24 is not valid UTF-8; keys are Avro strings" "cat blames the input for a key that is not UTF-8"
 # 70,000 metadata entries claimed: over the 65,536 limit, refused at the count.
 printf "Obj\x01\xe0\xc5\x08\x16avro.schema\x0c\"long\"\x00\x00\x00${hsync}" >"$tmp/hmany.avro"
 run count "$tmp/hmany.avro"

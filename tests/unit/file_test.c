@@ -2217,8 +2217,9 @@ static void test_header_repeated_keys(void **state)
 
 /* A key holding a NUL byte: C-string APIs cut it there, so "a\0b" and
  * "a\0c" both showed as "a" (getmeta printed it twice, and cat's writer
- * then refused the copy, blaming the output). Refused at the key. */
-static void test_header_nul_keys(void **state)
+ * then refused the copy, blaming the output). Refused at the key, as are
+ * keys that are not UTF-8 (which the writer refuses). */
+static void test_header_bad_keys(void **state)
 {
     static const struct {
         const char *key;
@@ -2249,6 +2250,32 @@ static void test_header_nul_keys(void **state)
                  cases[i].shown, (unsigned long long)at, cases[i].nul_at);
         expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
         craft_free(&c);
+    }    /* Keys that are not UTF-8: Python fails on them, Java reads U+FFFD for
+     * each bad byte (so "\xff" and "\xfe" are one key there, two here). */
+    {
+        static const struct {
+            const char *key;
+            const char *shown;
+        } bad[] = {
+            {"\xff", "\"\\xff\""},
+            {"ab\xc3", "\"ab\\xc3\""},
+            {"\xed\xa0\x80", "\"\\xed\\xa0\\x80\""}, /* a surrogate */
+            {"\xc0\xaf", "\"\\xc0\\xaf\""},         /* overlong "/" */
+        };
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            craft_meta_start(&c, 3);
+            craft_entry(&c, "avro.schema", "\"long\"");
+            craft_entry(&c, "ok \xc3\xa9", "0");
+            at = c.b.len;
+            craft_entry(&c, bad[i].key, "1");
+            craft_meta_end(&c);
+            snprintf(msg, sizeof msg,
+                     "file header: metadata key %s at byte %llu is not valid UTF-8; keys are "
+                     "Avro strings",
+                     bad[i].shown, (unsigned long long)at);
+            expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+            craft_free(&c);
+        }
     }
 }
 
@@ -3428,7 +3455,7 @@ int main(void)
         cmocka_unit_test(test_bad_blocks),
         cmocka_unit_test(test_zero_count_leftover),
         cmocka_unit_test(test_header_repeated_keys),
-        cmocka_unit_test(test_header_nul_keys),
+        cmocka_unit_test(test_header_bad_keys),
         cmocka_unit_test(test_header_map_blocks),
         cmocka_unit_test(test_header_entry_limit),
         cmocka_unit_test(test_header_memory),
