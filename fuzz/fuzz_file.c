@@ -1,4 +1,4 @@
-/* Fuzz target: the container reader on arbitrary bytes, record by record, block by block and skipping bad blocks; the three must agree, and a file descriptor must read as memory does. */
+/* Fuzz target: the container reader on arbitrary bytes, record by record, block by block and skipping bad blocks; the three must agree, a file descriptor must read as memory does, and the header has one reading (no key twice). */
 #define _GNU_SOURCE 1 /* memfd_create */
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,24 @@ static avk_file_reader_options options(unsigned flags)
     o.limits.max_items = 1 << 14;
     o.limits.max_empty_items = 1 << 14;
     o.limits.max_memory = 1 << 22;
+    o.max_meta_entries = 1 << 12;
     return o;
+}
+
+/* One reading of the header: every key is found again by its name as the
+ * same entry (none is repeated or cut at a NUL byte). */
+static void check_meta(const avk_file_reader *fr)
+{
+    size_t i, n = avk_file_reader_meta_count(fr), len, flen;
+    AVKF_CHECK(n <= (1u << 12), "%zu metadata entries read, limit %u", n, 1u << 12);
+    for (i = 0; i < n && i < 256; i++) { /* a lookup is a scan: keep it quadratic in 256 */
+        const char *key;
+        const uint8_t *value, *found;
+        AVKF_CHECK(avk_file_reader_meta_at(fr, i, &key, &value, &len), "meta_at(%zu)", i);
+        found = avk_file_reader_meta(fr, key, &flen);
+        AVKF_CHECK(found == value && flen == len,
+                   "metadata key %zu (\"%s\") is found as another entry", i, key);
+    }
 }
 
 static int open_status_ok(avk_status st)
@@ -166,6 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     AVKF_CHECK(avk_file_reader_header_size(fr) <= size, "header of %llu bytes in %zu",
                (unsigned long long)avk_file_reader_header_size(fr), size);
+    check_meta(fr);
     if (avk_arena_new(NULL, &arena, NULL) != AVK_OK) {
         avk_file_reader_free(fr);
         return 0;

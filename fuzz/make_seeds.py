@@ -413,6 +413,27 @@ write(F, "corrupt-deflate", container(LONG, "deflate", [lb(0, 3)]) + raw_block(3
 write(F, "corrupt-zstd", container(LONG, "zstandard", [lb(0, 3)]) + raw_block(3, 16, bytes([0xFF] * 16)))
 d9, d11 = b"".join(lb(9, 2)), b"".join(lb(11, 1))
 write(F, "skip-middle", two + raw_block(3, len(d3), d3, bytes(16)) + raw_block(2, len(d9), d9) + raw_block(1, len(d11), d11))
+# The header read one way only: repeated keys and keys holding a NUL byte are
+# refused, entries are limited; the map may come in several blocks (negative
+# counts with their byte sizes); next_block checks counts as next does.
+write(F, "meta-repeated-schema", container('"int"', None, [lb(0, 1)], meta=[(b"avro.schema", b'"string"')]))
+write(F, "meta-repeated-user", container(LONG, "null", [lb(0, 2)], meta=[(b"u", b"1"), (b"v", b""), (b"u", b"2")]))
+write(F, "meta-nul-key", container(LONG, "null", [lb(0, 2)], meta=[(b"a\0b", b"1"), (b"a\0c", b"2")]))
+write(F, "meta-key-not-utf8", container(LONG, "null", [lb(0, 2)], meta=[(b"k\xff", b"1"), (b"k\xfe", b"2")]))
+write(F, "meta-many-entries", b"Obj\x01" + enc(70000) + enc(11) + b"avro.schema" + enc(6) + LONG.encode()
+      + b"\0\0" * 64 + enc(0) + FILE_SYNC)
+mb = enc(10) + b"avro.codec" + enc(7) + b"deflate" + enc(1) + b"a" + enc(1) + b"1"
+meta_blocks = (b"Obj\x01" + enc(1) + enc(11) + b"avro.schema" + enc(6) + LONG.encode()
+               + enc(-2) + enc(len(mb)) + mb + enc(2) + enc(1) + b"b" + enc(0) + enc(1) + b"c"
+               + enc(1) + b"3" + enc(0) + FILE_SYNC)
+dd = raw_deflate(b"".join(lb(0, 3)))
+write(F, "meta-blocks", meta_blocks + raw_block(3, len(dd), dd))
+write(F, "meta-block-size-lies", b"Obj\x01" + enc(1) + enc(11) + b"avro.schema" + enc(6) + LONG.encode()
+      + enc(-2) + enc(len(mb) + 1) + mb + enc(0) + FILE_SYNC)
+write(F, "count-2p62-in-1-byte", container(LONG, "null", [lb(0, 2)]) + raw_block(1 << 62, 1, enc(3)))
+write(F, "count-deflate-over-limit", container(LONG, "deflate", [lb(0, 2)]) + raw_block((1 << 20) + 1, len(dd), dd))
+nulls = b"Obj\x01" + enc(1) + enc(11) + b"avro.schema" + enc(6) + b'"null"' + enc(0) + FILE_SYNC
+write(F, "null-records", nulls + raw_block(5, 0, b"") + raw_block(1 << 62, 0, b"") + raw_block(2, 0, b""))
 # Reproducers of failures found by fuzzing fuzz_file (kept as regression inputs).
 # A bzip2 block of count 0 whose data holds a record: bytes left over that
 # the reader did not report (it read on to the next block).

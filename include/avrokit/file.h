@@ -76,6 +76,12 @@ typedef struct avk_file_reader_options {
                                   their defaults. Opening fails with
                                   AVK_ERR_RESOLUTION when the schemas cannot be
                                   resolved. Must outlive the reader. */
+    uint64_t max_meta_entries; /* metadata entries in the header; 0 means 65,536.
+                                  Checked before anything is allocated for them.
+                                  Callers built before this field pass
+                                  offsetof(avk_file_reader_options,
+                                  max_meta_entries) as struct_size and get the
+                                  default. */
 } avk_file_reader_options;
 
 /* Threads. A reader belongs to one thread at a time, with or without
@@ -111,11 +117,20 @@ typedef struct avk_file_reader_options {
  *   null-codec files.
  * opts may be NULL. Returns AVK_OK; AVK_ERR_MALFORMED (wrong magic, with a
  * clear message for the legacy Avro 1.2 format, a bad metadata map, a
- * missing avro.schema); AVK_ERR_TRUNCATED (header cut short); AVK_ERR_SCHEMA
- * (avro.schema does not parse; err->path says where); AVK_ERR_CODEC (an
- * unknown codec name, quoted); AVK_ERR_LIMIT (header above
- * max_header_bytes); AVK_ERR_IO (open, read or mmap failed; err->sys_errno);
- * AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT. On failure *out is NULL.
+ * missing avro.schema; a metadata key that appears twice, named with the
+ * byte offset of its second entry, since implementations differ on which
+ * value they keep; a key holding a NUL byte, which C-string APIs would cut
+ * short, or that is not valid UTF-8, which Python refuses and Java reads
+ * as U+FFFD; a metadata block whose byte size is not what its entries
+ * take);
+ * AVK_ERR_TRUNCATED (header cut short); AVK_ERR_SCHEMA (avro.schema does
+ * not parse; err->path says where); AVK_ERR_CODEC (an unknown codec name,
+ * quoted); AVK_ERR_LIMIT (header above max_header_bytes, or more entries
+ * than max_meta_entries); AVK_ERR_IO (open, read or mmap failed;
+ * err->sys_errno); AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT. On failure
+ * *out is NULL. Header memory: about the header's bytes plus at most 128
+ * bytes an entry while it is read (entries beyond max_meta_entries are
+ * refused at their count, before anything is allocated for them).
  *
  *     avk_file_reader *fr;
  *     if (avk_file_reader_open_path("data.avro", NULL, &fr, &err) != AVK_OK) ...
@@ -149,8 +164,10 @@ const uint8_t *avk_file_reader_sync(const avk_file_reader *fr);
 uint64_t avk_file_reader_header_size(const avk_file_reader *fr);
 
 /* Metadata entries in file order, avro.* ones included. Keys are
- * NUL-terminated; values are bytes (not terminated; *len set). Owned by
- * the reader. Index out of range returns 0 (and leaves the outputs alone). */
+ * NUL-terminated UTF-8 and hold no other NUL byte, and no key appears twice
+ * (the reader refuses other files); values are bytes (not terminated; *len
+ * set). Owned by the reader. Index out of range returns 0 (and leaves the
+ * outputs alone). */
 size_t avk_file_reader_meta_count(const avk_file_reader *fr);
 int avk_file_reader_meta_at(const avk_file_reader *fr, size_t i, const char **key,
                             const uint8_t **value, size_t *len);
@@ -198,7 +215,13 @@ typedef struct avk_file_block {
  * returns its records; the call after it reports AVK_ERR_TRUNCATED.
  * Records of a block partly read by avk_file_reader_next are not returned
  * again: this starts at the next block. *more as next. Statuses as next,
- * except record errors (no record is decoded); with
+ * except record errors (no record is decoded). The count is checked as
+ * next checks it, so a count no reading would confirm is never handed on:
+ * AVK_ERR_MALFORMED when a null-codec block's count times the smallest
+ * record is more than its bytes (2^62 records in 1 byte); AVK_ERR_LIMIT
+ * when a compressed block's count times the smallest record is more than
+ * max_block_data, or a count of records of zero bytes each (schema "null",
+ * an empty record) is above limits.max_empty_items. With
  * AVK_FILE_SKIP_BAD_BLOCKS a block with a bad count, size or sync is
  * skipped. Use it for counting (sum of counts), copying blocks between
  * files with the same codec, or handing blocks to worker threads
@@ -256,7 +279,9 @@ void avk_file_reader_get_stats(const avk_file_reader *fr, avk_file_reader_stats 
 
 typedef struct avk_file_writer avk_file_writer;
 
-/* One user metadata entry. Keys starting with "avro." are reserved. */
+/* One user metadata entry. Keys are non-empty, NUL-terminated (so they hold
+ * no NUL byte) and valid UTF-8 (metadata keys are Avro strings), each given
+ * once; keys starting with "avro." are reserved for the format. */
 typedef struct avk_file_meta {
     const char *key;
     const void *value;
@@ -314,8 +339,9 @@ typedef struct avk_file_writer_options {
  *   output.
  * - _fd: writes at the descriptor's position; not closed.
  * - _sink: every byte goes to sink(ctx, ...).
- * Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT (a reserved or repeated
- * metadata key, an unknown codec or bad level, NULL arguments);
+ * Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT (a metadata key that is empty,
+ * not UTF-8, reserved or repeated, named with its entry index; an unknown
+ * codec or bad level, NULL arguments; nothing is written);
  * AVK_ERR_IO; AVK_ERR_NO_MEMORY. On failure *out is NULL. */
 avk_status avk_file_writer_open_path(const char *path, const avk_schema *schema,
                                      const avk_file_writer_options *opts,

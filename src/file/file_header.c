@@ -1,34 +1,100 @@
 /* Container file headers: magic, metadata map, schema and codec, sync marker; read with limits, and written. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/decode_internal.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
 #include "file/file_internal.h"
+#include "file/file_key_set.h"
 
 /* Bytes are read into storage that grows as they arrive, so a length that
  * lies costs at most this much before the input runs out. */
 #define FIRST_PIECE ((size_t)64 << 10)
+
+/* Keys and values shorter than SMALL_MAX bytes are packed into shared
+ * slabs, longer ones get a block each: a header of many small entries then
+ * costs about its own bytes plus the entry table, not two allocations per
+ * entry (20 million empty entries took 1.9 GB). Slabs double from
+ * SLAB_FIRST to SLAB_MAX bytes, so a usual header takes one small slab. */
+#define SMALL_MAX ((size_t)1 << 10)
+#define SLAB_FIRST ((size_t)2 << 10)
+#define SLAB_MAX ((size_t)64 << 10)
+
+struct avki_meta_slab {
+    avki_meta_slab *next;
+    size_t size; /* bytes allocated, this header included */
+    uint8_t data[];
+};
+
+#define SLAB_ROOM(s) ((s)->size - offsetof(avki_meta_slab, data))
+
+/* Metadata limits: see max_meta_entries in avrokit/file.h. */
+#define DEFAULT_MAX_ENTRIES ((uint64_t)65536)
 
 static int reader_is_memory(const avk_reader *r)
 {
     return r->source == NULL && r->fd < 0 && r->fp == NULL;
 }
 
-/* Reads n bytes into a new block of n + 1 bytes (NUL-terminated). */
+/* Quotes bytes for a message: printable ASCII as it is ('"' and '\\'
+ * escaped), other bytes as \xHH; a long key is cut, its length said. */
+static void display_bytes(char *out, size_t cap, const uint8_t *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const size_t show = 40;
+    size_t o = 0, i;
+    out[o++] = '"';
+    for (i = 0; i < n && i < show && o + 8 < cap; i++) {
+        uint8_t c = s[i];
+        if (c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)c;
+        } else if (c >= 0x20 && c < 0x7F) {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        }
+    }
+    out[o++] = '"';
+    out[o] = 0;
+    if (i < n)
+        snprintf(out + o, cap - o, "... (%zu bytes)", n);
+}
+
+/* n + 1 bytes of slab storage (n < SMALL_MAX), or NULL. */
+static uint8_t *slab_take(avki_file_header *h, size_t n)
+{
+    uint8_t *p;
+    if (!h->slabs || SLAB_ROOM(h->slabs) - h->slab_used < n + 1) {
+        size_t size = h->slabs ? h->slabs->size * 2 : SLAB_FIRST;
+        avki_meta_slab *s;
+        if (size > SLAB_MAX)
+            size = SLAB_MAX;
+        s = h->alloc.alloc(h->alloc.ctx, size);
+        if (!s)
+            return NULL;
+        s->next = h->slabs;
+        s->size = size;
+        h->slabs = s;
+        h->slab_used = 0;
+    }
+    p = h->slabs->data + h->slab_used;
+    h->slab_used += n + 1;
+    return p;
+}
+
+/* Reads n bytes (n >= SMALL_MAX) into a new block of n + 1 bytes. */
 static avk_status read_owned(avk_reader *r, const avk_allocator *a, uint64_t n, uint8_t **out,
                              const char *what, avk_error *err)
 {
     uint64_t at = avk_reader_offset(r);
     size_t cap, got = 0;
     uint8_t *buf;
-    *out = NULL;
-    if (reader_is_memory(r) && n > (uint64_t)(r->end - r->pos))
-        return avki_error_set(err, AVK_ERR_TRUNCATED, at,
-                              "file header: %s of %llu bytes at byte %llu runs past the end "
-                              "of the file (%llu bytes left)",
-                              what, (unsigned long long)n, (unsigned long long)at,
-                              (unsigned long long)(r->end - r->pos));
     /* A memory reader has checked n against what remains; a stream grows
      * its storage as bytes arrive (ending at exactly n + 1 bytes). */
     cap = (reader_is_memory(r) || n < FIRST_PIECE ? (size_t)n : FIRST_PIECE) + 1;
@@ -66,6 +132,43 @@ static avk_status read_owned(avk_reader *r, const avk_allocator *a, uint64_t n, 
     return AVK_OK;
 }
 
+/* Reads n bytes followed by a NUL into the header's storage. */
+static avk_status read_item(avki_file_header *h, avk_reader *r, uint64_t n, uint8_t **out,
+                            const char *what, avk_error *err)
+{
+    uint64_t at = avk_reader_offset(r);
+    uint8_t *p;
+    avk_status st;
+    *out = NULL;
+    if (reader_is_memory(r) && n > (uint64_t)(r->end - r->pos))
+        return avki_error_set(err, AVK_ERR_TRUNCATED, at,
+                              "file header: %s of %llu bytes at byte %llu runs past the end "
+                              "of the file (%llu bytes left)",
+                              what, (unsigned long long)n, (unsigned long long)at,
+                              (unsigned long long)(r->end - r->pos));
+    if (n >= SMALL_MAX)
+        return read_owned(r, &h->alloc, n, out, what, err);
+    p = slab_take(h, (size_t)n);
+    if (!p)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");
+    st = avk_reader_read_raw(r, p, (size_t)n, err);
+    if (st == AVK_ERR_TRUNCATED)
+        return avki_error_set(err, st, at,
+                              "file header: the file ends inside the %s that starts at byte %llu",
+                              what, (unsigned long long)at);
+    if (st != AVK_OK)
+        return st;
+    p[n] = 0;
+    *out = p;
+    return AVK_OK;
+}
+
+static void item_free(avki_file_header *h, void *p, size_t n)
+{
+    if (p && n >= SMALL_MAX)
+        h->alloc.free(h->alloc.ctx, p, n + 1);
+}
+
 static avk_status read_length(avk_reader *r, const char *what, uint64_t budget, uint64_t *out,
                               avk_error *err)
 {
@@ -89,17 +192,57 @@ static avk_status read_length(avk_reader *r, const char *what, uint64_t budget, 
     return AVK_OK;
 }
 
-static avk_status add_entry(avki_file_header *h, avk_reader *r, uint64_t *budget, avk_error *err)
+/* A key must mean one thing to every reader: one holding a NUL byte is
+ * cut short by every C-string API (two such keys then look alike); one that
+ * is not UTF-8 fails in Python and becomes U+FFFD in Java (two such keys
+ * then look alike there); and of a repeated key some implementations keep
+ * the first value and others the last (two avro.schema entries would give
+ * two readings of the data). */
+static avk_status check_key(const avki_file_header *h, avki_key_set *keys, size_t index,
+                            uint64_t at, avk_error *err)
+{
+    const avki_file_meta *m = &h->meta[index];
+    char shown[200];
+    const char *nul = memchr(m->key, 0, m->key_len);
+    size_t first;
+    if (nul) {
+        display_bytes(shown, sizeof shown, (const uint8_t *)m->key, m->key_len);
+        return avki_error_set(err, AVK_ERR_MALFORMED, at,
+                              "file header: metadata key %s at byte %llu holds a NUL byte (at "
+                              "key byte %zu); keys may not, as C-string readers cut them there",
+                              shown, (unsigned long long)at, (size_t)(nul - m->key));
+    }
+    if (!avki_utf8_valid((const uint8_t *)m->key, m->key_len)) {
+        display_bytes(shown, sizeof shown, (const uint8_t *)m->key, m->key_len);
+        return avki_error_set(err, AVK_ERR_MALFORMED, at,
+                              "file header: metadata key %s at byte %llu is not valid UTF-8; "
+                              "keys are Avro strings",
+                              shown, (unsigned long long)at);
+    }
+    if (avki_key_set_add(keys, index, &first) != AVK_OK)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");
+    if (first != SIZE_MAX) {
+        display_bytes(shown, sizeof shown, (const uint8_t *)m->key, m->key_len);
+        return avki_error_set(err, AVK_ERR_MALFORMED, at,
+                              "file header: metadata key %s appears again at byte %llu (entry "
+                              "%zu; first as entry %zu); a key may appear once, as readers "
+                              "differ on which value counts",
+                              shown, (unsigned long long)at, index, first);
+    }
+    return AVK_OK;
+}
+
+static avk_status add_entry(avki_file_header *h, avk_reader *r, avki_key_set *keys,
+                            uint64_t *budget, avk_error *err)
 {
     avki_file_meta *m;
-    uint64_t klen, vlen;
+    uint64_t klen, vlen, at = avk_reader_offset(r);
     if (h->meta_count == h->meta_cap) {
         size_t ncap = h->meta_cap ? h->meta_cap * 2 : 8;
         avki_file_meta *nm = h->alloc.realloc(h->alloc.ctx, h->meta, h->meta_cap * sizeof *nm,
                                               ncap * sizeof *nm);
         if (!nm)
-            return avki_error_set(err, AVK_ERR_NO_MEMORY, avk_reader_offset(r),
-                                  "file header: out of memory");
+            return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");
         h->meta = nm;
         h->meta_cap = ncap;
     }
@@ -107,12 +250,13 @@ static avk_status add_entry(avki_file_header *h, avk_reader *r, uint64_t *budget
     memset(m, 0, sizeof *m);
     AVK_TRY(read_length(r, "metadata key", *budget, &klen, err));
     *budget -= klen;
-    AVK_TRY(read_owned(r, &h->alloc, klen, (uint8_t **)&m->key, "metadata key", err));
+    AVK_TRY(read_item(h, r, klen, (uint8_t **)&m->key, "metadata key", err));
     m->key_len = (size_t)klen;
     h->meta_count++; /* owned from here on, freed by destroy */
+    AVK_TRY(check_key(h, keys, h->meta_count - 1, at, err));
     AVK_TRY(read_length(r, "metadata value", *budget, &vlen, err));
     *budget -= vlen;
-    AVK_TRY(read_owned(r, &h->alloc, vlen, &m->value, "metadata value", err));
+    AVK_TRY(read_item(h, r, vlen, &m->value, "metadata value", err));
     m->len = (size_t)vlen;
     return AVK_OK;
 }
@@ -138,38 +282,54 @@ static avk_status read_magic(avk_reader *r, avk_error *err)
                           magic[0], magic[1], magic[2], magic[3]);
 }
 
-static avk_status read_map(avki_file_header *h, avk_reader *r, uint64_t max_bytes, avk_error *err)
+static avk_status read_long_in_map(avk_reader *r, uint64_t at, int64_t *v, avk_error *err)
+{
+    avk_status st = avk_reader_read_long(r, v, err);
+    if (st == AVK_ERR_TRUNCATED)
+        return avki_error_set(err, st, at, "file header: the file ends inside the metadata map");
+    return st;
+}
+
+/* The map comes in blocks, as any Avro map: a count (0 ends the map), then
+ * that many entries; a negative count -n means n entries preceded by their
+ * size in bytes, which must then be right. */
+static avk_status read_blocks(avki_file_header *h, avk_reader *r, avki_key_set *keys,
+                              uint64_t max_bytes, uint64_t max_entries, avk_error *err)
 {
     uint64_t budget = max_bytes;
     for (;;) {
-        uint64_t at = avk_reader_offset(r);
-        int64_t count;
-        avk_status st = avk_reader_read_long(r, &count, err);
-        if (st == AVK_ERR_TRUNCATED)
-            return avki_error_set(err, st, at,
-                                  "file header: the file ends inside the metadata map");
-        if (st != AVK_OK)
-            return st;
+        uint64_t at = avk_reader_offset(r), start = 0;
+        int64_t count, size = -1;
+        AVK_TRY(read_long_in_map(r, at, &count, err));
         if (count == 0)
             return AVK_OK;
         if (count == INT64_MIN)
             return avki_error_set(err, AVK_ERR_MALFORMED, at,
                                   "file header: metadata block count INT64_MIN at byte %llu",
                                   (unsigned long long)at);
-        if (count < 0) { /* a block with its byte size, which we do not need */
-            int64_t size;
+        if (count < 0) {
             count = -count;
-            st = avk_reader_read_long(r, &size, err);
-            if (st != AVK_OK)
-                return st == AVK_ERR_TRUNCATED
-                           ? avki_error_set(err, st, at, "file header: the file ends inside "
-                                                         "the metadata map")
-                           : st;
+            AVK_TRY(read_long_in_map(r, at, &size, err));
             if (size < 0)
                 return avki_error_set(err, AVK_ERR_MALFORMED, at,
                                       "file header: negative metadata block size at byte %llu",
                                       (unsigned long long)at);
+            start = avk_reader_offset(r);
         }
+        /* Checked before anything is allocated for the entries. */
+        if ((uint64_t)count > max_entries - h->meta_count)
+            return h->meta_count == 0
+                       ? avki_error_set(err, AVK_ERR_LIMIT, at,
+                                        "file header: %lld metadata entries at byte %llu exceed "
+                                        "the limit of %llu entries (max_meta_entries)",
+                                        (long long)count, (unsigned long long)at,
+                                        (unsigned long long)max_entries)
+                       : avki_error_set(err, AVK_ERR_LIMIT, at,
+                                        "file header: %lld more metadata entries at byte %llu, "
+                                        "after %zu, exceed the limit of %llu entries "
+                                        "(max_meta_entries)",
+                                        (long long)count, (unsigned long long)at, h->meta_count,
+                                        (unsigned long long)max_entries);
         /* Each entry takes at least 2 bytes (two lengths). */
         if ((uint64_t)count > budget / 2 + 1)
             return avki_error_set(err, AVK_ERR_LIMIT, at,
@@ -181,9 +341,35 @@ static avk_status read_map(avki_file_header *h, avk_reader *r, uint64_t max_byte
                 return avki_error_set(err, AVK_ERR_LIMIT, avk_reader_offset(r),
                                       "file header: the metadata map exceeds max_header_bytes");
             budget -= 2;
-            AVK_TRY(add_entry(h, r, &budget, err));
+            AVK_TRY(add_entry(h, r, keys, &budget, err));
         }
+        if (size >= 0 && avk_reader_offset(r) - start != (uint64_t)size)
+            return avki_error_set(err, AVK_ERR_MALFORMED, at,
+                                  "file header: the metadata block at byte %llu says its %lld "
+                                  "entries take %lld bytes, but they take %llu",
+                                  (unsigned long long)at, (long long)count, (long long)size,
+                                  (unsigned long long)(avk_reader_offset(r) - start));
     }
+}
+
+static const uint8_t *header_key_at(const void *ctx, size_t i, size_t *len)
+{
+    const avki_file_header *h = (const avki_file_header *)ctx;
+    *len = h->meta[i].key_len;
+    return (const uint8_t *)h->meta[i].key;
+}
+
+static avk_status read_map(avki_file_header *h, avk_reader *r, uint64_t max_bytes,
+                           uint64_t max_entries, avk_error *err)
+{
+    avki_key_set keys;
+    avk_status st;
+    if (max_entries > AVKI_KEY_SET_MAX)
+        max_entries = AVKI_KEY_SET_MAX;
+    avki_key_set_init(&keys, &h->alloc, header_key_at, h);
+    st = read_blocks(h, r, &keys, max_bytes, max_entries, err);
+    avki_key_set_destroy(&keys);
+    return st;
 }
 
 static avk_status take_schema_and_codec(avki_file_header *h, avk_error *err)
@@ -224,13 +410,14 @@ static avk_status take_schema_and_codec(avki_file_header *h, avk_error *err)
 }
 
 avk_status avki_file_header_read(avki_file_header *h, avk_reader *r, uint64_t max_bytes,
-                                 const avk_allocator *alloc, avk_error *err)
+                                 uint64_t max_entries, const avk_allocator *alloc,
+                                 avk_error *err)
 {
     avk_status st;
     memset(h, 0, sizeof *h);
     h->alloc = avki_allocator_or_libc(alloc);
     AVK_TRY(read_magic(r, err));
-    AVK_TRY(read_map(h, r, max_bytes, err));
+    AVK_TRY(read_map(h, r, max_bytes, max_entries ? max_entries : DEFAULT_MAX_ENTRIES, err));
     st = avk_reader_read_raw(r, h->sync, AVK_FILE_SYNC_SIZE, err);
     if (st == AVK_ERR_TRUNCATED)
         return avki_error_set(err, st, avk_reader_offset(r),
@@ -244,9 +431,13 @@ avk_status avki_file_header_read(avki_file_header *h, avk_reader *r, uint64_t ma
 void avki_file_header_destroy(avki_file_header *h)
 {
     for (size_t i = 0; i < h->meta_count; i++) {
-        h->alloc.free(h->alloc.ctx, h->meta[i].key, h->meta[i].key_len + 1);
-        if (h->meta[i].value)
-            h->alloc.free(h->alloc.ctx, h->meta[i].value, h->meta[i].len + 1);
+        item_free(h, h->meta[i].key, h->meta[i].key_len);
+        item_free(h, h->meta[i].value, h->meta[i].len);
+    }
+    while (h->slabs) {
+        avki_meta_slab *next = h->slabs->next;
+        h->alloc.free(h->alloc.ctx, h->slabs, h->slabs->size);
+        h->slabs = next;
     }
     if (h->meta)
         h->alloc.free(h->alloc.ctx, h->meta, h->meta_cap * sizeof *h->meta);
@@ -263,36 +454,81 @@ const avki_file_meta *avki_file_header_find(const avki_file_header *h, const cha
     return NULL;
 }
 
-avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count, avk_error *err)
+/* What every implementation reads: text keys (strings are UTF-8 in Avro;
+ * Python's reader fails on others), each once, none in the format's own
+ * "avro." namespace. Keys are C strings, so none holds a NUL byte. */
+static avk_status meta_entry_check(const avk_file_meta *m, size_t i, avk_error *err)
 {
-    if (meta_count && !meta)
+    char shown[200];
+    size_t n;
+    if (!m->key || !*m->key)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
-                              "metadata: %zu entries but no array", meta_count);
-    for (size_t i = 0; i < meta_count; i++) {
-        const char *k = meta[i].key;
-        if (!k || !*k)
-            return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
-                                  "metadata entry %zu: the key is empty", i);
-        if (strncmp(k, "avro.", 5) == 0)
-            return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
-                                  "metadata key \"%s\": keys starting with \"avro.\" are "
-                                  "reserved for the format",
-                                  k);
-        if (meta[i].len && !meta[i].value)
-            return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
-                                  "metadata key \"%s\": %zu bytes but no value", k, meta[i].len);
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(meta[j].key, k) == 0)
-                return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
-                                      "metadata key \"%s\" is given twice", k);
-    }
+                              "metadata entry %zu: the key is empty", i);
+    n = strlen(m->key);
+    display_bytes(shown, sizeof shown, (const uint8_t *)m->key, n);
+    if (strncmp(m->key, "avro.", 5) == 0)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "metadata key %s (entry %zu): keys starting with \"avro.\" are "
+                              "reserved for the format",
+                              shown, i);
+    if (!avki_utf8_valid((const uint8_t *)m->key, n))
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "metadata key %s (entry %zu) is not valid UTF-8; keys are Avro "
+                              "strings",
+                              shown, i);
+    if (m->len && !m->value)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "metadata key %s (entry %zu): %zu bytes but no value", shown, i,
+                              m->len);
     return AVK_OK;
 }
 
+static const uint8_t *user_key_at(const void *ctx, size_t i, size_t *len)
+{
+    const avk_file_meta *meta = (const avk_file_meta *)ctx;
+    *len = strlen(meta[i].key);
+    return (const uint8_t *)meta[i].key;
+}
+
+avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count,
+                                const avk_allocator *alloc, avk_error *err)
+{
+    avki_key_set keys;
+    avk_status st = AVK_OK;
+    if (meta_count && !meta)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "metadata: %zu entries but no array", meta_count);
+    if (meta_count > AVKI_KEY_SET_MAX)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "metadata: %zu entries; at most %zu", meta_count,
+                              AVKI_KEY_SET_MAX);
+    avki_key_set_init(&keys, alloc, user_key_at, meta);
+    for (size_t i = 0; i < meta_count && st == AVK_OK; i++) {
+        size_t first;
+        st = meta_entry_check(&meta[i], i, err);
+        if (st != AVK_OK)
+            break;
+        if (avki_key_set_add(&keys, i, &first) != AVK_OK) {
+            st = avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                                "out of memory checking the metadata keys");
+        } else if (first != SIZE_MAX) {
+            char shown[200];
+            display_bytes(shown, sizeof shown, (const uint8_t *)meta[i].key,
+                          strlen(meta[i].key));
+            st = avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                                "metadata key %s is given twice (entries %zu and %zu)", shown,
+                                first, i);
+        }
+    }
+    avki_key_set_destroy(&keys);
+    return st;
+}
+
+/* An empty value may come as NULL (memcpy may not be given NULL, even for 0 bytes). */
 static avk_status write_bytes(avk_writer *w, const void *p, size_t n, avk_error *err)
 {
     AVK_TRY(avk_writer_write_long(w, (int64_t)n, err));
-    return avk_writer_write_raw(w, p, n, err);
+    return n ? avk_writer_write_raw(w, p, n, err) : AVK_OK;
 }
 
 avk_status avki_file_header_write(avk_writer *w, const avk_schema *schema, avk_codec codec,

@@ -13,17 +13,22 @@
 
 /* One metadata entry, key and value copied into the header's storage. */
 typedef struct avki_file_meta {
-    char *key;        /* NUL-terminated */
+    char *key;        /* NUL-terminated UTF-8; holds no other NUL (such keys are refused) */
     size_t key_len;
     uint8_t *value;   /* a NUL follows the last byte, so JSON text can be parsed in place */
     size_t len;
 } avki_file_meta;
+
+/* Storage that short keys and values share (see file_header.c). */
+typedef struct avki_meta_slab avki_meta_slab;
 
 /* What a header holds once read and checked. */
 typedef struct avki_file_header {
     avk_allocator alloc;
     avki_file_meta *meta;
     size_t meta_count, meta_cap;
+    avki_meta_slab *slabs; /* the newest first */
+    size_t slab_used;      /* bytes used in the newest */
     avk_schema *schema;
     avk_codec codec;
     int codec_nonstandard;
@@ -32,10 +37,14 @@ typedef struct avki_file_header {
 } avki_file_header;
 
 /* Reads and checks a header from r (positioned at the magic). The error's
- * offsets are r's. Limits the metadata map to max_bytes in all. On failure
- * h holds nothing that needs freeing beyond avki_file_header_destroy. */
+ * offsets are r's. Limits the metadata map to max_bytes in all and to
+ * max_entries entries; refuses repeated keys, keys holding a NUL byte and
+ * keys that are not UTF-8.
+ * On failure h holds nothing that needs freeing beyond
+ * avki_file_header_destroy. */
 avk_status avki_file_header_read(avki_file_header *h, avk_reader *r, uint64_t max_bytes,
-                                 const avk_allocator *alloc, avk_error *err);
+                                 uint64_t max_entries, const avk_allocator *alloc,
+                                 avk_error *err);
 
 void avki_file_header_destroy(avki_file_header *h);
 
@@ -48,7 +57,9 @@ avk_status avki_file_header_write(avk_writer *w, const avk_schema *schema, avk_c
                                   const avk_file_meta *meta, size_t meta_count,
                                   const uint8_t sync[AVK_FILE_SYNC_SIZE], avk_error *err);
 
-/* Checks user metadata: keys non-empty, not "avro.*", not repeated. */
-avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count, avk_error *err);
+/* Checks user metadata: keys non-empty, valid UTF-8, not "avro.*", not
+ * repeated (found with a hash set from alloc; NULL: the C library). */
+avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count,
+                                const avk_allocator *alloc, avk_error *err);
 
 #endif

@@ -31,6 +31,7 @@ struct avk_file_reader {
     uint64_t max_empty;  /* most records of zero bytes in one block */
     unsigned flags;
     uint64_t max_header, max_block_bytes, max_block_data;
+    uint64_t max_meta_entries; /* 0: the header's default */
     size_t buffer_size;
     avk_file_skip_fn on_skip;
     void *on_skip_ctx;
@@ -142,10 +143,13 @@ static avk_status wrap_error(avk_file_reader *fr, avk_error *err, avk_status st,
  * pass it and get threads = 0. */
 #define OPTIONS_V1_SIZE \
     (offsetof(avk_file_reader_options, allocator) + sizeof(const avk_allocator *))
+/* ... and before max_meta_entries (they get the default). */
+#define OPTIONS_V2_SIZE offsetof(avk_file_reader_options, max_meta_entries)
 
 static avk_status options_check(const avk_file_reader_options *opts, avk_error *err)
 {
-    if (opts && opts->struct_size != sizeof *opts && opts->struct_size != OPTIONS_V1_SIZE)
+    if (opts && opts->struct_size != sizeof *opts && opts->struct_size != OPTIONS_V1_SIZE &&
+        opts->struct_size != OPTIONS_V2_SIZE)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_file_reader_options.struct_size is %zu, expected %zu",
                               opts->struct_size, sizeof *opts);
@@ -186,6 +190,8 @@ static avk_status reader_alloc(const avk_file_reader_options *opts, avk_file_rea
             fr->buffer_size = opts->buffer_size;
         if (opts->struct_size >= offsetof(avk_file_reader_options, threads) + sizeof opts->threads)
             fr->threads = opts->threads < MAX_THREADS ? opts->threads : MAX_THREADS;
+        if (opts->struct_size == sizeof *opts)
+            fr->max_meta_entries = opts->max_meta_entries;
     }
     avki_block_slot_init(&fr->one, &fr->alloc);
     *out = fr;
@@ -199,7 +205,8 @@ static avk_status reader_start(avk_file_reader *fr, const avk_file_reader_option
                                avk_error *err)
 {
     avk_plan_options po;
-    avk_status st = avki_file_header_read(&fr->hdr, &fr->in, fr->max_header, &fr->alloc, err);
+    avk_status st = avki_file_header_read(&fr->hdr, &fr->in, fr->max_header,
+                                          fr->max_meta_entries, &fr->alloc, err);
     if (st != AVK_OK)
         return st;
     memset(&po, 0, sizeof po);
@@ -210,7 +217,7 @@ static avk_status reader_start(avk_file_reader *fr, const avk_file_reader_option
         po.limits = opts->limits;
     }
     fr->hdr.size += fr->origin; /* a file offset, as block offsets are */
-    if (opts && opts->struct_size == sizeof *opts && opts->reader_schema) {
+    if (opts && opts->struct_size > OPTIONS_V1_SIZE && opts->reader_schema) {
         st = avk_plan_new_resolving(avk_schema_root(fr->hdr.schema),
                                     avk_schema_root(opts->reader_schema), &po, &fr->plan, err);
         if (st == AVK_ERR_RESOLUTION)
@@ -649,6 +656,27 @@ static avk_status take_block(avk_file_reader *fr, int records, int *end, avk_err
     return AVK_OK;
 }
 
+/* Whether fr->cur's count can be right for len bytes of decompressed data:
+ * at least min_record bytes a record; records of zero bytes each are
+ * limited by max_empty_items instead. */
+static avk_status count_fits(const avk_file_reader *fr, size_t len, avk_error *err)
+{
+    uint64_t count = (uint64_t)fr->cur.count;
+    if (fr->min_record == 0) {
+        if (count <= fr->max_empty)
+            return AVK_OK;
+        return block_error(fr, err, AVK_ERR_LIMIT,
+                           "a count of %lld records of zero bytes each exceeds the limit of "
+                           "%llu (max_empty_items)",
+                           (long long)fr->cur.count, (unsigned long long)fr->max_empty);
+    }
+    if (count <= len / fr->min_record)
+        return AVK_OK;
+    return block_error(fr, err, AVK_ERR_MALFORMED,
+                       "a count of %lld records cannot be right for %zu bytes of data",
+                       (long long)fr->cur.count, len);
+}
+
 /* Decompresses fr->cur (unless a worker did) and points fr->blk at its records. */
 static avk_status open_block(avk_file_reader *fr, avk_error *err)
 {
@@ -671,11 +699,7 @@ static avk_status open_block(avk_file_reader *fr, avk_error *err)
                            (unsigned long long)fr->max_block_data);
     }
     /* A count that cannot fit in the data is caught before any record. */
-    if (fr->min_record > 0 ? (uint64_t)fr->cur.count > len / fr->min_record
-                           : (uint64_t)fr->cur.count > fr->max_empty)
-        return block_error(fr, err, fr->min_record > 0 ? AVK_ERR_MALFORMED : AVK_ERR_LIMIT,
-                           "a count of %lld records cannot be right for %zu bytes of data",
-                           (long long)fr->cur.count, len);
+    AVK_TRY(count_fits(fr, len, err));
     /* An empty block has nothing to decode, so its leftover bytes are caught here. */
     if (fr->cur.count == 0 && len > 0)
         return block_error(fr, err, AVK_ERR_MALFORMED,
@@ -689,6 +713,28 @@ static avk_status open_block(avk_file_reader *fr, avk_error *err)
     fr->stats.bytes_stored += fr->cur.size;
     fr->stats.bytes_data += len;
     return AVK_OK;
+}
+
+/* The count check of open_block for a block handed out undecoded
+ * (next_block), so that counting never believes what reading refuses: the
+ * data as stored is what a null-codec block decodes; compressed data may
+ * hold at most max_block_data bytes once decompressed (more is refused when
+ * decompressing). Records of zero bytes count against max_empty_items, as
+ * when decoding. */
+static avk_status count_plausible(const avk_file_reader *fr, avk_error *err)
+{
+    uint64_t count = (uint64_t)fr->cur.count;
+    if (fr->min_record == 0 || fr->hdr.codec == AVK_CODEC_NULL)
+        return count_fits(fr, fr->cur.size, err);
+    /* Either the count lies or the data is over the limit: decoding would
+     * fail on either, but which of them is unknown until decompressing. */
+    if (count <= fr->max_block_data / fr->min_record)
+        return AVK_OK;
+    return block_error(fr, err, AVK_ERR_LIMIT,
+                       "a count of %lld records of at least %llu bytes each exceeds the %llu "
+                       "bytes a block may hold decompressed (max_block_data)",
+                       (long long)fr->cur.count, (unsigned long long)fr->min_record,
+                       (unsigned long long)fr->max_block_data);
 }
 
 /* ---- damage -------------------------------------------------------------- */
@@ -925,6 +971,15 @@ avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block
         }
         memset(&e, 0, sizeof e);
         st = take_block(fr, 0, &end, &e);
+        if (st == AVK_OK && !end && count_plausible(fr, &e) != AVK_OK) {
+            st = e.status;
+            if ((fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) && is_damage(st)) {
+                /* Its marker matched: the next block starts after it. */
+                AVK_TRY(skip_damage(fr, &e, 0, err));
+                continue;
+            }
+            return fail(fr, st, &e, err);
+        }
         if (st == AVK_OK) {
             if (end)
                 return AVK_OK;

@@ -96,7 +96,7 @@ static avk_status options_check(const avk_file_writer_options *opts, avk_error *
     if (!avk_codec_name(opts->codec))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "unknown codec %d", (int)opts->codec);
-    return avki_file_meta_check(opts->meta, opts->meta_count, err);
+    return avki_file_meta_check(opts->meta, opts->meta_count, opts->allocator, err);
 }
 
 /* A level out of range is found by compressing nothing once, up front. */

@@ -579,6 +579,66 @@ if [ -w /dev/full ]; then
   expect_rc 1 "cat -o - to /dev/full"
 fi
 
+# ---- the container header: one reading for every implementation ---------------
+# Repeated metadata keys and keys holding a NUL byte are refused (readers differ
+# on which value counts), metadata entries are limited, and count checks each
+# block's count against its bytes as tojson does. Every error names the input.
+hsync='0123456789abcdef'
+hs_schema_int='\x16avro.schema\x0a"int"'
+# Two avro.schema entries ("int" then "string"), one block of one record.
+printf "Obj\x01\x04${hs_schema_int}\x16avro.schema\x10\"string\"\x00${hsync}\x02\x02\x06${hsync}" >"$tmp/hdup.avro"
+hdup_msg="$tmp/hdup.avro: file header: metadata key \"avro.schema\" appears again at byte 23 (entry 1; first as entry 0); a key may appear once, as readers differ on which value counts"
+for c in tojson getmeta getschema count; do
+  run "$c" "$tmp/hdup.avro"
+  expect_rc 1 "$c on a repeated avro.schema" && expect_eq "$err" "$hdup_msg" "$c names the input and the repeated key"
+  expect_eq "$out" "" "$c prints nothing from a file with a repeated key"
+done
+run cat "$tmp/hdup.avro" -o "$tmp/hdup-out.avro"
+expect_rc 1 "cat of a repeated key" && expect_eq "$err" "$hdup_msg" "cat blames the input, not the output"
+[ ! -e "$tmp/hdup-out.avro" ] || fail "cat left an output after a header error"
+run_in "$tmp/hdup.avro" getmeta -
+expect_rc 1 "getmeta of a repeated key on stdin" && expect_eq "$err" "<stdin>: file header: metadata key \"avro.schema\" appears again at byte 23 (entry 1; first as entry 0); a key may appear once, as readers differ on which value counts" "stdin named"
+# A key with a NUL byte: it showed as "a" twice in getmeta, and cat then
+# blamed its output.
+printf "Obj\x01\x06\x16avro.schema\x0c\"long\"\x06a\x00b\x021\x06a\x00c\x022\x00${hsync}\x02\x02\x06${hsync}" >"$tmp/hnul.avro"
+hnul_msg="$tmp/hnul.avro: file header: metadata key \"a\\x00b\" at byte 24 holds a NUL byte (at key byte 1); keys may not, as C-string readers cut them there"
+run getmeta "$tmp/hnul.avro"
+expect_rc 1 "getmeta of a NUL in a key" && expect_eq "$err" "$hnul_msg" "getmeta names the input and the key"
+expect_eq "$out" "" "getmeta shows no key twice"
+run cat "$tmp/hnul.avro" -o "$tmp/hnul-out.avro"
+expect_rc 1 "cat of a NUL in a key" && expect_eq "$err" "$hnul_msg" "cat blames the input for a NUL in a key"
+# A key that is not UTF-8: the writer refuses it, so cat would have blamed
+# its output; the reader refuses it first, naming the input.
+printf "Obj\x01\x04\x16avro.schema\x0c\"long\"\x04k\xff\x021\x00${hsync}\x02\x02\x06${hsync}" >"$tmp/hutf.avro"
+run cat "$tmp/hutf.avro" -o "$tmp/hutf-out.avro"
+expect_rc 1 "cat of a key that is not UTF-8" && expect_eq "$err" "$tmp/hutf.avro: file header: metadata key \"k\\xff\" at byte 24 is not valid UTF-8; keys are Avro strings" "cat blames the input for a key that is not UTF-8"
+# 70,000 metadata entries claimed: over the 65,536 limit, refused at the count.
+printf "Obj\x01\xe0\xc5\x08\x16avro.schema\x0c\"long\"\x00\x00\x00${hsync}" >"$tmp/hmany.avro"
+run count "$tmp/hmany.avro"
+expect_rc 1 "count of 70,000 metadata entries" && expect_eq "$err" "$tmp/hmany.avro: file header: 70000 metadata entries at byte 4 exceed the limit of 65536 entries (max_meta_entries)" "the entry limit named"
+# A block claiming 2^62 records in 11 bytes (count and size; 1 byte of data).
+printf "Obj\x01\x02\x16avro.schema\x0c\"long\"\x00${hsync}\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x02\x06${hsync}" >"$tmp/h62.avro"
+h62_msg="$tmp/h62.avro: block 0 at byte 41: a count of 4611686018427387904 records cannot be right for 1 bytes of data"
+run count "$tmp/h62.avro"
+expect_rc 1 "count of 2^62 records in 1 byte" && expect_eq "$err" "$h62_msg" "count names the file, block and offset"
+expect_eq "$out" "" "count prints no number for an implausible block"
+run tojson "$tmp/h62.avro"
+expect_rc 1 "tojson of 2^62 records in 1 byte" && expect_eq "$err" "$h62_msg" "tojson says the same"
+printf "Obj\x01\x02\x16avro.schema\x0c\"long\"\x00${hsync}\x02\x02\x06${hsync}" >"$tmp/h1.avro"
+run count "$tmp/h1.avro" "$tmp/h62.avro"
+expect_rc 1 "count of a good and an implausible file" && expect_eq "$out" "1	$tmp/h1.avro
+1	total" "the good file is still counted" && expect_eq "$err" "$h62_msg" "the bad file named"
+# Records of zero bytes (schema "null"): a block of 5 in 0 bytes is valid.
+printf "Obj\x01\x02\x16avro.schema\x0c\"null\"\x00${hsync}\x0a\x00${hsync}" >"$tmp/hnull.avro"
+run count "$tmp/hnull.avro"
+expect_rc 0 "count of zero-byte records" && expect_eq "$out" "5" "5 null records counted"
+printf "Obj\x01\x02\x16avro.schema\x0c\"null\"\x00${hsync}\x0a\x00${hsync}\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00${hsync}" >"$tmp/hnull62.avro"
+hnull62_msg="$tmp/hnull62.avro: block 1 at byte 59: a count of 4611686018427387904 records of zero bytes each exceeds the limit of 1048576 (max_empty_items)"
+run count "$tmp/hnull62.avro"
+expect_rc 1 "count of 2^62 zero-byte records" && expect_eq "$err" "$hnull62_msg" "count names the zero-byte limit"
+run tojson "$tmp/hnull62.avro"
+expect_rc 1 "tojson of 2^62 zero-byte records" && expect_eq "$err" "$hnull62_msg" "tojson says the same"
+
 # ---- interop data -------------------------------------------------------------------
 
 if [ -z "$interop" ] || [ ! -d "$apache" ]; then

@@ -2052,6 +2052,712 @@ static void test_zero_count_leftover(void **state)
     bb_free(&d);
 }
 
+/* ---- one reading of the header, the same as every other implementation's ---------------- */
+
+/* Opening data[0..n) fails with want at offset off and exactly message msg,
+ * from memory (a guard-page copy) and through a file (a stream reader). */
+static void expect_open_error(const void *data, size_t n, const avk_file_reader_options *o,
+                              avk_status want, uint64_t off, const char *msg)
+{
+    avk_file_reader *fr = (avk_file_reader *)1;
+    avk_error err;
+    char path[64];
+    expect_open_fails(data, n, o, want, &err);
+    AVKT_ASSERT_I64_EQ(err.offset, off);
+    assert_string_equal(err.message, msg);
+    tmp_path(path);
+    write_whole(path, data, n);
+    memset(&err, 0, sizeof err);
+    AVKT_ASSERT_STATUS(avk_file_reader_open_path(path, o, &fr, &err), want);
+    assert_null(fr);
+    AVKT_ASSERT_I64_EQ(err.offset, off);
+    assert_string_equal(err.message, msg);
+    unlink(path);
+}
+
+/* An entry of any bytes (NUL included). */
+static void craft_entry_bytes(craft *c, const void *key, size_t klen, const char *value)
+{
+    bb_long(&c->b, (int64_t)klen);
+    bb_put(&c->b, key, klen);
+    bb_str(&c->b, value);
+}
+
+/* Two avro.schema entries: Java and Python take the last, avrokit took
+ * the first ("int" against "string": 3 against "D" from the same byte).
+ * Every repeated key is refused, naming it and where it repeats. */
+static void test_header_repeated_keys(void **state)
+{
+    static const char odd[] = "k\x01\"\\\xc3\xa9";
+    char longkey[101], msg[256];
+    craft c;
+    uint64_t at;
+    (void)state;
+    craft_meta_start(&c, 2);
+    craft_entry(&c, "avro.schema", "\"int\"");
+    at = c.b.len;
+    craft_entry(&c, "avro.schema", "\"string\"");
+    craft_meta_end(&c);
+    craft_raw(&c, 1, 1, "\x06", 1, SYNC, 1);
+    AVKT_ASSERT_I64_EQ(at, 23);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, 23,
+                      "file header: metadata key \"avro.schema\" appears again at byte 23 "
+                      "(entry 1; first as entry 0); a key may appear once, as readers differ "
+                      "on which value counts");
+    craft_free(&c);
+
+    /* A user key, apart from its first by others; avro.codec. */
+    craft_meta_start(&c, 5);
+    craft_entry(&c, "user", "a");
+    craft_entry(&c, "avro.schema", "\"long\"");
+    craft_entry(&c, "avro.codec", "null");
+    craft_entry(&c, "other", "b");
+    at = c.b.len;
+    craft_entry(&c, "user", "c");
+    craft_meta_end(&c);
+    snprintf(msg, sizeof msg,
+             "file header: metadata key \"user\" appears again at byte %llu (entry 4; first as "
+             "entry 0); a key may appear once, as readers differ on which value counts",
+             (unsigned long long)at);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+    craft_free(&c);
+    craft_meta_start(&c, 3);
+    craft_entry(&c, "avro.codec", "null");
+    craft_entry(&c, "avro.schema", "\"long\"");
+    at = c.b.len;
+    craft_entry(&c, "avro.codec", "deflate");
+    craft_meta_end(&c);
+    snprintf(msg, sizeof msg,
+             "file header: metadata key \"avro.codec\" appears again at byte %llu (entry 2; "
+             "first as entry 0); a key may appear once, as readers differ on which value "
+             "counts",
+             (unsigned long long)at);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+    craft_free(&c);
+
+    /* Odd bytes are escaped in the message; a long key is cut. */
+    craft_meta_start(&c, 3);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    craft_entry(&c, odd, "1");
+    at = c.b.len;
+    craft_entry(&c, odd, "2");
+    craft_meta_end(&c);
+    snprintf(msg, sizeof msg,
+             "file header: metadata key \"k\\x01\\\"\\\\\\xc3\\xa9\" appears again at byte %llu "
+             "(entry 2; first as entry 1); a key may appear once, as readers differ on which "
+             "value counts",
+             (unsigned long long)at);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+    craft_free(&c);
+    memset(longkey, 'x', 100);
+    longkey[100] = 0;
+    craft_meta_start(&c, 3);
+    craft_entry(&c, longkey, "1");
+    craft_entry(&c, "avro.schema", "\"long\"");
+    at = c.b.len;
+    craft_entry(&c, longkey, "2");
+    craft_meta_end(&c);
+    snprintf(msg, sizeof msg,
+             "file header: metadata key \"%.40s\"... (100 bytes) appears again at byte %llu "
+             "(entry 2; first as entry 0); a key may appear once, as readers differ on which "
+             "value counts",
+             longkey, (unsigned long long)at);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+    craft_free(&c);
+
+    /* Keys that differ only in length or in their last byte are not repeats;
+     * the empty key is a key like any other (once). */
+    craft_meta_start(&c, 6);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    craft_entry(&c, "ab", "1");
+    craft_entry(&c, "abc", "2");
+    craft_entry(&c, "abd", "3");
+    craft_entry(&c, "", "4");
+    craft_entry(&c, "a", "5");
+    craft_meta_end(&c);
+    craft_block(&c, AVK_CODEC_NULL, 2);
+    read_longs(c.b.p, c.b.len, NULL, 2, 0, AVK_OK, 0, 0);
+    craft_free(&c);
+    craft_meta_start(&c, 3);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    craft_entry(&c, "", "4");
+    at = c.b.len;
+    craft_entry(&c, "", "5");
+    craft_meta_end(&c);
+    snprintf(msg, sizeof msg,
+             "file header: metadata key \"\" appears again at byte %llu (entry 2; first as "
+             "entry 1); a key may appear once, as readers differ on which value counts",
+             (unsigned long long)at);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+    craft_free(&c);
+
+    /* Many keys (past the table's first, unseeded size), the repeat last:
+     * found in linear time. */
+    {
+        char key[32];
+        int i, n = 20000;
+        craft_meta_start(&c, n + 2);
+        craft_entry(&c, "avro.schema", "\"long\"");
+        for (i = 0; i < n; i++) {
+            snprintf(key, sizeof key, "key.%d", i);
+            craft_entry(&c, key, "");
+        }
+        at = c.b.len;
+        craft_entry(&c, "key.7", "");
+        craft_meta_end(&c);
+        snprintf(msg, sizeof msg,
+                 "file header: metadata key \"key.7\" appears again at byte %llu (entry 20001; "
+                 "first as entry 8); a key may appear once, as readers differ on which value "
+                 "counts",
+                 (unsigned long long)at);
+        expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+        craft_free(&c);
+    }
+}
+
+/* A key holding a NUL byte: C-string APIs cut it there, so "a\0b" and
+ * "a\0c" both showed as "a" (getmeta printed it twice, and cat's writer
+ * then refused the copy, blaming the output). Refused at the key, as are
+ * keys that are not UTF-8 (which the writer refuses). */
+static void test_header_bad_keys(void **state)
+{
+    static const struct {
+        const char *key;
+        size_t len;
+        const char *shown;
+        size_t nul_at;
+    } cases[] = {
+        {"a\0b", 3, "\"a\\x00b\"", 1},
+        {"\0", 1, "\"\\x00\"", 0},
+        {"user\0", 5, "\"user\\x00\"", 4},
+        {"avro.schema\0x", 13, "\"avro.schema\\x00x\"", 11},
+    };
+    char msg[256];
+    size_t i;
+    craft c;
+    uint64_t at;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        craft_meta_start(&c, 3);
+        craft_entry(&c, "avro.schema", "\"long\"");
+        at = c.b.len;
+        craft_entry_bytes(&c, cases[i].key, cases[i].len, "1");
+        craft_entry(&c, "z", "2");
+        craft_meta_end(&c);
+        snprintf(msg, sizeof msg,
+                 "file header: metadata key %s at byte %llu holds a NUL byte (at key byte "
+                 "%zu); keys may not, as C-string readers cut them there",
+                 cases[i].shown, (unsigned long long)at, cases[i].nul_at);
+        expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+        craft_free(&c);
+    }    /* Keys that are not UTF-8: Python fails on them, Java reads U+FFFD for
+     * each bad byte (so "\xff" and "\xfe" are one key there, two here). */
+    {
+        static const struct {
+            const char *key;
+            const char *shown;
+        } bad[] = {
+            {"\xff", "\"\\xff\""},
+            {"ab\xc3", "\"ab\\xc3\""},
+            {"\xed\xa0\x80", "\"\\xed\\xa0\\x80\""}, /* a surrogate */
+            {"\xc0\xaf", "\"\\xc0\\xaf\""},         /* overlong "/" */
+        };
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            craft_meta_start(&c, 3);
+            craft_entry(&c, "avro.schema", "\"long\"");
+            craft_entry(&c, "ok \xc3\xa9", "0");
+            at = c.b.len;
+            craft_entry(&c, bad[i].key, "1");
+            craft_meta_end(&c);
+            snprintf(msg, sizeof msg,
+                     "file header: metadata key %s at byte %llu is not valid UTF-8; keys are "
+                     "Avro strings",
+                     bad[i].shown, (unsigned long long)at);
+            expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+            craft_free(&c);
+        }
+    }
+}
+
+/* The metadata map in several blocks, as any Avro map may be: positive
+ * counts, negative counts with their byte sizes, a repeat across blocks, a
+ * block size that lies. */
+static void test_header_map_blocks(void **state)
+{
+    avk_file_reader *fr = NULL;
+    avk_error err;
+    bb e;
+    craft c;
+    const char *key;
+    const uint8_t *v;
+    size_t len, i;
+    uint64_t at, blk;
+    char msg[256];
+    static const char *const keys[] = {"avro.schema", "avro.codec", "a", "b", "c"};
+    static const char *const values[] = {"\"long\"", "deflate", "1", "", "3"};
+    (void)state;
+    memset(&e, 0, sizeof e);
+    bb_str(&e, "avro.codec");
+    bb_str(&e, "deflate");
+    bb_str(&e, "a");
+    bb_str(&e, "1");
+    craft_meta_start(&c, 1); /* block 1: one entry */
+    craft_entry(&c, "avro.schema", "\"long\"");
+    bb_long(&c.b, -2); /* block 2: two entries and their size */
+    bb_long(&c.b, (int64_t)e.len);
+    bb_put(&c.b, e.p, e.len);
+    bb_long(&c.b, 2); /* block 3 */
+    craft_entry(&c, "b", "");
+    craft_entry(&c, "c", "3");
+    craft_meta_end(&c);
+    craft_block(&c, AVK_CODEC_DEFLATE, 3);
+    read_longs(c.b.p, c.b.len, NULL, 3, 0, AVK_OK, 0, 0);
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, NULL, &fr, &err));
+    assert_int_equal(avk_file_reader_meta_count(fr), 5);
+    assert_int_equal(avk_file_reader_codec(fr, NULL), AVK_CODEC_DEFLATE);
+    AVKT_ASSERT_I64_EQ(avk_file_reader_header_size(fr), c.header);
+    for (i = 0; i < 5; i++) {
+        assert_int_equal(avk_file_reader_meta_at(fr, i, &key, &v, &len), 1);
+        assert_string_equal(key, keys[i]);
+        assert_int_equal(len, strlen(values[i]));
+        assert_memory_equal(v, values[i], len);
+    }
+    avk_file_reader_free(fr);
+    craft_free(&c);
+
+    /* Every block with a negative count. */
+    craft_meta_start(&c, -1);
+    bb_long(&c.b, 1 + 11 + 1 + 6);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    bb_long(&c.b, -2);
+    bb_long(&c.b, (int64_t)e.len);
+    bb_put(&c.b, e.p, e.len);
+    craft_meta_end(&c);
+    craft_block(&c, AVK_CODEC_DEFLATE, 2);
+    read_longs(c.b.p, c.b.len, NULL, 2, 0, AVK_OK, 0, 0);
+    craft_free(&c);
+
+    /* A repeat in a later block. */
+    craft_meta_start(&c, 1);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    bb_long(&c.b, -2);
+    bb_long(&c.b, (int64_t)e.len);
+    bb_put(&c.b, e.p, e.len);
+    bb_long(&c.b, 1);
+    at = c.b.len;
+    craft_entry(&c, "a", "again");
+    craft_meta_end(&c);
+    snprintf(msg, sizeof msg,
+             "file header: metadata key \"a\" appears again at byte %llu (entry 3; first as "
+             "entry 2); a key may appear once, as readers differ on which value counts",
+             (unsigned long long)at);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, at, msg);
+    craft_free(&c);
+
+    /* A block size that is not what its entries take. */
+    for (i = 0; i < 2; i++) {
+        craft_meta_start(&c, 1);
+        craft_entry(&c, "avro.schema", "\"long\"");
+        blk = c.b.len;
+        bb_long(&c.b, -2);
+        bb_long(&c.b, (int64_t)e.len + (i ? -1 : 1));
+        bb_put(&c.b, e.p, e.len);
+        craft_meta_end(&c);
+        snprintf(msg, sizeof msg,
+                 "file header: the metadata block at byte %llu says its 2 entries take %zu "
+                 "bytes, but they take %zu",
+                 (unsigned long long)blk, i ? e.len - 1 : e.len + 1, e.len);
+        expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_MALFORMED, blk, msg);
+        craft_free(&c);
+    }
+    bb_free(&e);
+}
+
+/* 20 million empty entries (60 MB, under max_header_bytes) took 1.9 GB:
+ * entries are limited too (max_meta_entries, 65,536 by default), and
+ * checked before anything is allocated or read for them. */
+static void test_header_entry_limit(void **state)
+{
+    avk_file_reader_options o = ropts(0);
+    avk_file_reader *fr = NULL;
+    avkt_failalloc fa;
+    avk_error err;
+    char key[32], msg[256];
+    craft c;
+    uint64_t at;
+    int i;
+    (void)state;
+    /* The limit: 3 entries read, 4 refused, in one block or over two. */
+    o.max_meta_entries = 3;
+    craft_meta_start(&c, 3);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    craft_entry(&c, "a", "1");
+    craft_entry(&c, "b", "2");
+    craft_meta_end(&c);
+    craft_block(&c, AVK_CODEC_NULL, 1);
+    read_longs(c.b.p, c.b.len, &o, 1, 0, AVK_OK, 0, 0);
+    craft_free(&c);
+    craft_meta_start(&c, 4);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    craft_entry(&c, "a", "1");
+    craft_entry(&c, "b", "2");
+    craft_entry(&c, "c", "3");
+    craft_meta_end(&c);
+    expect_open_error(c.b.p, c.b.len, &o, AVK_ERR_LIMIT, 4,
+                      "file header: 4 metadata entries at byte 4 exceed the limit of 3 "
+                      "entries (max_meta_entries)");
+    craft_free(&c);
+    craft_meta_start(&c, 2);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    craft_entry(&c, "a", "1");
+    at = c.b.len;
+    bb_long(&c.b, -2);
+    bb_long(&c.b, 6);
+    craft_entry(&c, "b", "2");
+    craft_entry(&c, "c", "3");
+    craft_meta_end(&c);
+    snprintf(msg, sizeof msg,
+             "file header: 2 more metadata entries at byte %llu, after 2, exceed the limit of "
+             "3 entries (max_meta_entries)",
+             (unsigned long long)at);
+    expect_open_error(c.b.p, c.b.len, &o, AVK_ERR_LIMIT, at, msg);
+    craft_free(&c);
+
+    /* The default: 65,536 entries. A claim of 20 million is refused at its
+     * count, before a single entry is read (the bytes that follow would
+     * have been read up to the end of the file). */
+    craft_meta_start(&c, 20000001);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    for (i = 0; i < 1000; i++)
+        bb_put(&c.b, "\0\0", 2);
+    craft_meta_end(&c);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_LIMIT, 4,
+                      "file header: 20000001 metadata entries at byte 4 exceed the limit of "
+                      "65536 entries (max_meta_entries)");
+    avkt_failalloc_init(&fa, 0);
+    o = ropts(0);
+    o.allocator = &fa.allocator;
+    AVKT_ASSERT_STATUS(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err), AVK_ERR_LIMIT);
+    assert_int_equal(fa.live_blocks, 0);
+    if (fa.peak_bytes > 16384)
+        fail_msg("refusing 20 million entries took %zu bytes at its peak", fa.peak_bytes);
+    craft_free(&c);
+    craft_meta_start(&c, 65537);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_LIMIT, 4,
+                      "file header: 65537 metadata entries at byte 4 exceed the limit of 65536 "
+                      "entries (max_meta_entries)");
+    craft_free(&c);
+    /* 65,536 entries are read (and a 65,537th in another block is not). */
+    craft_meta_start(&c, 65536);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    for (i = 1; i < 65536; i++) {
+        snprintf(key, sizeof key, "%d", i);
+        craft_entry(&c, key, "");
+    }
+    at = c.b.len;
+    craft_meta_end(&c);
+    craft_block(&c, AVK_CODEC_NULL, 2);
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, NULL, &fr, &err));
+    assert_int_equal(avk_file_reader_meta_count(fr), 65536);
+    avk_file_reader_free(fr);
+    read_longs(c.b.p, c.b.len, NULL, 2, 0, AVK_OK, 0, 0);
+    c.b.len = at;
+    bb_long(&c.b, 1);
+    craft_entry(&c, "one more", "");
+    craft_meta_end(&c);
+    snprintf(msg, sizeof msg,
+             "file header: 1 more metadata entries at byte %llu, after 65536, exceed the limit "
+             "of 65536 entries (max_meta_entries)",
+             (unsigned long long)at);
+    expect_open_error(c.b.p, c.b.len, NULL, AVK_ERR_LIMIT, at, msg);
+    craft_free(&c);
+    /* Callers built before max_meta_entries get the default. */
+    craft_meta_start(&c, 5);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    for (i = 1; i < 5; i++) {
+        snprintf(key, sizeof key, "%d", i);
+        craft_entry(&c, key, "");
+    }
+    craft_meta_end(&c);
+    craft_block(&c, AVK_CODEC_NULL, 1);
+    o = ropts(0);
+    o.max_meta_entries = 2;
+    o.struct_size = offsetof(avk_file_reader_options, max_meta_entries);
+    read_longs(c.b.p, c.b.len, &o, 1, 0, AVK_OK, 0, 0);
+    o.struct_size = sizeof o;
+    expect_open_fails(c.b.p, c.b.len, &o, AVK_ERR_LIMIT, &err);
+    craft_free(&c);
+}
+
+/* Header memory stays near the header's own bytes: short keys and values
+ * share storage (they took two allocations each, 1.9 GB for 60 MB); beyond
+ * the bytes, at most 128 bytes an entry (the entry table as it doubles and
+ * the repeat check's table; 4.0 MB in all for this 600 KB header). */
+static void test_header_memory(void **state)
+{
+    avk_file_reader_options o = ropts(0);
+    avk_file_reader *fr = NULL;
+    avkt_failalloc fa, base;
+    avk_error err;
+    char key[32];
+    craft c;
+    size_t hdr, big = (size_t)4 << 20, extra;
+    int i, n = 60000;
+    char *value = (char *)malloc(big + 1);
+    (void)state;
+    assert_non_null(value);
+    /* The reader alone (a header of one entry), to subtract. */
+    craft_header(&c, "\"long\"", NULL);
+    avkt_failalloc_init(&base, 0);
+    o.allocator = &base.allocator;
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+    avk_file_reader_free(fr);
+    craft_free(&c);
+    /* 60,000 entries of 8-byte keys and empty values: 600 KB. */
+    craft_meta_start(&c, n + 1);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    for (i = 0; i < n; i++) {
+        snprintf(key, sizeof key, "k.%06d", i);
+        craft_entry(&c, key, "");
+    }
+    craft_meta_end(&c);
+    hdr = c.b.len;
+    avkt_failalloc_init(&fa, 0);
+    o.allocator = &fa.allocator;
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+    avk_file_reader_free(fr);
+    assert_int_equal(fa.live_blocks, 0);
+    extra = fa.peak_bytes - base.peak_bytes;
+    if (extra > hdr + (size_t)(n + 1) * 128)
+        fail_msg("a header of %zu bytes and %d entries took %zu bytes", hdr, n, extra);
+    if (fa.calls > 100)
+        fail_msg("a header of %d entries took %ld allocations", n, fa.calls);
+    craft_free(&c);
+    /* One 4 MiB value: about its own size. */
+    memset(value, 'v', big);
+    value[big] = 0;
+    craft_meta_start(&c, 2);
+    craft_entry(&c, "avro.schema", "\"long\"");
+    craft_entry(&c, "big", value);
+    craft_meta_end(&c);
+    hdr = c.b.len;
+    avkt_failalloc_init(&fa, 0);
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+    avk_file_reader_free(fr);
+    extra = fa.peak_bytes - base.peak_bytes;
+    if (extra > hdr + hdr / 16)
+        fail_msg("a header of %zu bytes (one value) took %zu bytes", hdr, extra);
+    craft_free(&c);
+    free(value);
+}
+
+/* The writer writes only what every implementation reads: keys are
+ * non-empty, valid UTF-8 (Python fails on others), not the format's own
+ * avro.*, each once (found in linear time). Nothing is written otherwise. */
+static void test_writer_meta_keys(void **state)
+{
+    avk_schema *s = AVKT_PARSE("'long'");
+    avk_file_writer_options o = wopts(AVK_CODEC_NULL, 0, 0, SYNC);
+    avk_file_meta meta[3] = {{"a", "1", 1}, {"b", "2", 1}, {"a", "3", 1}};
+    avk_file_meta *many;
+    avk_file_writer *fw = NULL;
+    avk_file_reader *fr = NULL;
+    avk_error err;
+    const uint8_t *v;
+    size_t len, i, n = 100000;
+    char(*keys)[16];
+    bb f;
+    static const struct {
+        const char *key;
+        const char *msg;
+    } bad[] = {
+        {"avro.schema", "metadata key \"avro.schema\" (entry 0): keys starting with \"avro.\" "
+                        "are reserved for the format"},
+        {"avro.codec", "metadata key \"avro.codec\" (entry 0): keys starting with \"avro.\" "
+                       "are reserved for the format"},
+        {"\xff", "metadata key \"\\xff\" (entry 0) is not valid UTF-8; keys are Avro strings"},
+        {"a\xc3", "metadata key \"a\\xc3\" (entry 0) is not valid UTF-8; keys are Avro strings"},
+        {"", "metadata entry 0: the key is empty"},
+    };
+    (void)state;
+    memset(&f, 0, sizeof f);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        avk_file_meta m = {bad[i].key, "x", 1};
+        o.meta = &m;
+        o.meta_count = 1;
+        fw = (avk_file_writer *)1;
+        AVKT_ASSERT_STATUS(avk_file_writer_open_sink(bb_sink, &f, s, &o, &fw, &err),
+                           AVK_ERR_INVALID_ARGUMENT);
+        assert_null(fw);
+        assert_string_equal(err.message, bad[i].msg);
+        assert_int_equal(f.len, 0);
+    }
+    o.meta = meta;
+    o.meta_count = 3;
+    AVKT_ASSERT_STATUS(avk_file_writer_open_sink(bb_sink, &f, s, &o, &fw, &err),
+                       AVK_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "metadata key \"a\" is given twice (entries 0 and 2)");
+    assert_int_equal(f.len, 0);
+    /* UTF-8 keys beyond ASCII are keys like others; read back as written. */
+    meta[0].key = "caf\xc3\xa9";
+    meta[2].key = "\xe2\x82\xac";
+    AVKT_OK(avk_file_writer_open_sink(bb_sink, &f, s, &o, &fw, &err));
+    AVKT_OK(avk_file_writer_close(fw, &err));
+    AVKT_OK(avk_file_reader_open_memory(f.p, f.len, NULL, &fr, &err));
+    v = avk_file_reader_meta(fr, "\xe2\x82\xac", &len);
+    assert_non_null(v);
+    assert_int_equal(len, 1);
+    assert_memory_equal(v, "3", 1);
+    avk_file_reader_free(fr);
+    bb_free(&f);
+    /* 100,000 keys, the repeat last. */
+    many = (avk_file_meta *)calloc(n, sizeof *many);
+    keys = (char(*)[16])calloc(n, sizeof *keys);
+    assert_non_null(many);
+    assert_non_null(keys);
+    for (i = 0; i < n; i++) {
+        snprintf(keys[i], sizeof keys[i], "key%zu", i);
+        many[i].key = keys[i];
+    }
+    o.meta = many;
+    o.meta_count = n;
+    AVKT_OK(avk_file_writer_open_sink(bb_sink, &f, s, &o, &fw, &err));
+    AVKT_OK(avk_file_writer_close(fw, &err));
+    bb_free(&f);
+    many[n - 1].key = "key77";
+    AVKT_ASSERT_STATUS(avk_file_writer_open_sink(bb_sink, &f, s, &o, &fw, &err),
+                       AVK_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message,
+                        "metadata key \"key77\" is given twice (entries 77 and 99999)");
+    assert_int_equal(f.len, 0);
+    free(keys);
+    free(many);
+    avk_schema_free(s);
+}
+
+/* next_block hands blocks out without decoding them, so count (and concat,
+ * and appending) believed any count: 2^62 records in 1 byte gave
+ * 4611686018427387904. It applies the check next makes. */
+static void test_next_block_counts(void **state)
+{
+    avk_file_reader_options o = ropts(0);
+    avk_file_reader *fr = NULL;
+    avk_file_block blk;
+    avk_error err, rerr;
+    avk_arena *a = arena_new();
+    avk_value v;
+    avk_buffer z;
+    char msg[256];
+    craft c;
+    bb d;
+    int more, got;
+    (void)state;
+    memset(&d, 0, sizeof d);
+    avk_buffer_init(&z, NULL);
+
+    /* Null codec: count x 1 byte (the smallest long) > the data's bytes. */
+    craft_two_good(&c, AVK_CODEC_NULL);
+    craft_raw(&c, (int64_t)1 << 62, 1, "\x06", 1, SYNC, 0);
+    snprintf(msg, sizeof msg,
+             "block 2 at byte %llu: a count of 4611686018427387904 records cannot be right for "
+             "1 bytes of data",
+             (unsigned long long)c.off[2]);
+    read_longs_blocks(c.b.p, c.b.len, NULL, 2, AVK_ERR_MALFORMED, c.off[2], 2);
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, NULL, &fr, &err));
+    for (got = 0; avk_file_reader_next_block(fr, &blk, &more, &err) == AVK_OK && more; got++)
+        ;
+    assert_int_equal(got, 2);
+    assert_int_equal(err.status, AVK_ERR_MALFORMED);
+    assert_string_equal(err.message, msg);
+    AVKT_ASSERT_I64_EQ(err.block, 2);
+    /* ... the very message next gives (tojson's). */
+    AVKT_OK(avk_file_reader_seek_block(fr, c.header, &err));
+    while (avk_file_reader_next(fr, a, &v, &more, &rerr) == AVK_OK && more)
+        avk_arena_reset(a);
+    assert_string_equal(rerr.message, msg);
+    avk_file_reader_free(fr);
+    /* Skipping bad blocks: the next block after its marker comes next. */
+    c.next = 6;
+    craft_block(&c, AVK_CODEC_NULL, 2);
+    o.flags = AVK_FILE_SKIP_BAD_BLOCKS;
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+    for (got = 0; avk_file_reader_next_block(fr, &blk, &more, &err) == AVK_OK && more; got++)
+        if (got == 2)
+            AVKT_ASSERT_I64_EQ(blk.offset, c.off[3]);
+    assert_int_equal(got, 3);
+    {
+        avk_file_reader_stats rs;
+        avk_file_reader_get_stats(fr, &rs);
+        AVKT_ASSERT_I64_EQ(rs.bad_blocks, 1);
+        AVKT_ASSERT_I64_EQ(rs.bad_bytes, c.off[3] - c.off[2]);
+    }
+    avk_file_reader_free(fr);
+    o.flags = 0;
+    craft_free(&c);
+    /* The count that just fits is a valid block. */
+    craft_two_good(&c, AVK_CODEC_NULL);
+    craft_raw(&c, 1, 1, "\x06", 1, SYNC, 0);
+    read_longs_blocks(c.b.p, c.b.len, NULL, 3, AVK_OK, 0, 0);
+    craft_free(&c);
+
+    /* Compressed: count x 1 byte > max_block_data (the most the data may
+     * decompress to) is refused, a count within it is left to decoding. */
+    longs_data(&d, 6, 3);
+    AVKT_OK(avk_codec_compress(AVK_CODEC_DEFLATE, 0, d.p, d.len, &z, NULL));
+    o.max_block_data = 4096;
+    craft_two_good(&c, AVK_CODEC_DEFLATE);
+    craft_raw(&c, 4097, (int64_t)z.len, z.data, z.len, SYNC, 0);
+    read_longs_blocks(c.b.p, c.b.len, &o, 2, AVK_ERR_LIMIT, c.off[2], 2);
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+    while (avk_file_reader_next_block(fr, &blk, &more, &err) == AVK_OK && more)
+        ;
+    snprintf(msg, sizeof msg,
+             "block 2 at byte %llu: a count of 4097 records of at least 1 bytes each exceeds "
+             "the 4096 bytes a block may hold decompressed (max_block_data)",
+             (unsigned long long)c.off[2]);
+    assert_string_equal(err.message, msg);
+    avk_file_reader_free(fr);
+    craft_free(&c);
+    craft_two_good(&c, AVK_CODEC_DEFLATE);
+    craft_raw(&c, 4096, (int64_t)z.len, z.data, z.len, SYNC, 0);
+    read_longs_blocks(c.b.p, c.b.len, &o, 3, AVK_OK, 0, 0);
+    craft_free(&c);
+    o.max_block_data = 0;
+
+    /* Records of zero bytes (schema "null"): counted against
+     * max_empty_items, as next does; a block of them is valid. */
+    {
+        craft_meta_start(&c, 1);
+        craft_entry(&c, "avro.schema", "\"null\"");
+        craft_meta_end(&c);
+        craft_raw(&c, 1000, 0, "", 0, SYNC, 0);
+        craft_raw(&c, (int64_t)1 << 62, 0, "", 0, SYNC, 0);
+        AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, NULL, &fr, &err));
+        AVKT_OK(avk_file_reader_next_block(fr, &blk, &more, &err));
+        assert_int_equal(more, 1);
+        AVKT_ASSERT_I64_EQ(blk.count, 1000);
+        AVKT_ASSERT_STATUS(avk_file_reader_next_block(fr, &blk, &more, &err), AVK_ERR_LIMIT);
+        snprintf(msg, sizeof msg,
+                 "block 1 at byte %llu: a count of 4611686018427387904 records of zero bytes "
+                 "each exceeds the limit of 1048576 (max_empty_items)",
+                 (unsigned long long)c.off[1]);
+        assert_string_equal(err.message, msg);
+        AVKT_ASSERT_I64_EQ(err.offset, c.off[1]);
+        /* ... the message next gives too, after the 1000 records. */
+        AVKT_OK(avk_file_reader_seek_block(fr, c.header, &err));
+        for (got = 0; avk_file_reader_next(fr, a, &v, &more, &rerr) == AVK_OK && more; got++)
+            avk_arena_reset(a);
+        assert_int_equal(got, 1000);
+        assert_int_equal(rerr.status, AVK_ERR_LIMIT);
+        assert_string_equal(rerr.message, msg);
+        avk_file_reader_free(fr);
+        craft_free(&c);
+    }
+    avk_buffer_destroy(&z);
+    bb_free(&d);
+    avk_arena_free(a);
+}
+
 /* Every prefix of a small multi-block file: never a crash, never a record
  * that is not the original's, and exactly the complete blocks' records. */
 static void test_every_prefix(void **state)
@@ -2748,6 +3454,13 @@ int main(void)
         cmocka_unit_test(test_lenient_codec_names),
         cmocka_unit_test(test_bad_blocks),
         cmocka_unit_test(test_zero_count_leftover),
+        cmocka_unit_test(test_header_repeated_keys),
+        cmocka_unit_test(test_header_bad_keys),
+        cmocka_unit_test(test_header_map_blocks),
+        cmocka_unit_test(test_header_entry_limit),
+        cmocka_unit_test(test_header_memory),
+        cmocka_unit_test(test_writer_meta_keys),
+        cmocka_unit_test(test_next_block_counts),
         cmocka_unit_test(test_every_prefix),
         cmocka_unit_test(test_skip_bad_blocks),
         cmocka_unit_test(test_failing_allocator_read),
@@ -2762,6 +3475,7 @@ int main(void)
         THREADED(test_seek_block),
         THREADED(test_bad_blocks),
         THREADED(test_zero_count_leftover),
+        THREADED(test_next_block_counts),
         THREADED(test_every_prefix),
         THREADED(test_skip_bad_blocks),
         THREADED(test_failing_allocator_read),
