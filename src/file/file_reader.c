@@ -671,11 +671,15 @@ static avk_status open_block(avk_file_reader *fr, avk_error *err)
                            (unsigned long long)fr->max_block_data);
     }
     /* A count that cannot fit in the data is caught before any record. */
-    if (fr->min_record > 0 ? (uint64_t)fr->cur.count > len / fr->min_record
-                           : (uint64_t)fr->cur.count > fr->max_empty)
-        return block_error(fr, err, fr->min_record > 0 ? AVK_ERR_MALFORMED : AVK_ERR_LIMIT,
+    if (fr->min_record > 0 && (uint64_t)fr->cur.count > len / fr->min_record)
+        return block_error(fr, err, AVK_ERR_MALFORMED,
                            "a count of %lld records cannot be right for %zu bytes of data",
                            (long long)fr->cur.count, len);
+    /* Records of zero bytes cost no input: only the limit bounds them. */
+    if (fr->min_record == 0 && (uint64_t)fr->cur.count > fr->max_empty)
+        return block_error(fr, err, AVK_ERR_LIMIT,
+                           "a count of %lld records of zero bytes is above max_empty_items (%llu)",
+                           (long long)fr->cur.count, (unsigned long long)fr->max_empty);
     /* An empty block has nothing to decode, so its leftover bytes are caught here. */
     if (fr->cur.count == 0 && len > 0)
         return block_error(fr, err, AVK_ERR_MALFORMED,
