@@ -2408,6 +2408,8 @@ static void log_skip_mode(const void *data, size_t n, avk_file_reader_options o,
                 break;
             if (by_blocks)
                 len += (size_t)snprintf(log + len, cap - len, "b:%lld ", (long long)blk.count);
+            else if (avk_type_kind(v.type) == AVK_NULL)
+                len += (size_t)snprintf(log + len, cap - len, "null ");
             else if (avk_type_kind(v.type) == AVK_STRING)
                 len += (size_t)snprintf(log + len, cap - len, "s:%.*s ", (int)v.u.bytes.len,
                                         (const char *)v.u.bytes.data);
@@ -2504,6 +2506,37 @@ static void test_skip_mode_limits(void **state)
         o.max_block_data = 0;
         avk_buffer_destroy(&z);
         bb_free(&d);
+        craft_free(&c);
+    }
+
+    /* Records of zero bytes: only max_empty_items bounds a block's count,
+     * and the error names that limit. */
+    {
+        avk_file_reader *fr = NULL;
+        avk_arena *a = arena_new();
+        avk_error err;
+        avk_value v;
+        int more;
+        craft_header(&c, "\"null\"", NULL);
+        craft_raw(&c, 5, 0, NULL, 0, SYNC, 5);
+        craft_raw(&c, 1, 0, NULL, 0, SYNC, 1);
+        o.limits.max_empty_items = 2;
+        log_skip_mode(c.b.p, c.b.len, o, 0, log, sizeof log);
+        snprintf(want, sizeof want, "LIMIT@%llu/0>%llu null ", (unsigned long long)c.off[0],
+                 (unsigned long long)c.off[1]);
+        assert_string_equal(log, want);
+        o.flags = 0;
+        o.on_skip = NULL;
+        AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+        AVKT_ASSERT_STATUS(avk_file_reader_next(fr, a, &v, &more, &err), AVK_ERR_LIMIT);
+        snprintf(want, sizeof want,
+                 "block 0 at byte %llu: a count of 5 records of zero bytes is above "
+                 "max_empty_items (2)",
+                 (unsigned long long)c.off[0]);
+        assert_string_equal(err.message, want);
+        avk_file_reader_free(fr);
+        avk_arena_free(a);
+        o.limits.max_empty_items = 0;
         craft_free(&c);
     }
 }
