@@ -181,12 +181,71 @@ static void test_union_messages_list_branches(void **state)
     avk_schema_free(rs);
 }
 
+/* Over every pair of a set of schemas: the check passes exactly when the
+ * plan compiles, and when it does not, the check's first problem is the
+ * plan's error. */
+static void test_resolvable_agrees_with_the_plan(void **state)
+{
+    static const char *const schemas[] = {
+        "'int'",
+        "'long'",
+        "'string'",
+        "'bytes'",
+        "['null','int']",
+        "['null','string','long']",
+        "{'type':'array','items':'int'}",
+        "{'type':'map','values':['null','double']}",
+        "{'type':'enum','name':'E','symbols':['A','B']}",
+        "{'type':'enum','name':'E','symbols':['B','C'],'default':'B'}",
+        "{'type':'fixed','name':'F','size':4}",
+        "{'type':'fixed','name':'F','size':8}",
+        "{'type':'record','name':'R','fields':[{'name':'a','type':'int'}]}",
+        "{'type':'record','name':'R','fields':[{'name':'a','type':'long'},{'name':'b','type':"
+        "'string','default':'x'}]}",
+        "{'type':'record','name':'R','fields':[{'name':'b','type':'string'},{'name':'c','type':"
+        "{'type':'array','items':'R'}}]}",
+        "{'type':'record','name':'L','fields':[{'name':'next','type':['null','L']}]}",
+    };
+    size_t n = sizeof schemas / sizeof schemas[0], i, j;
+    (void)state;
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < n; j++) {
+            avk_schema *ws = AVKT_PARSE(schemas[i]), *rs = AVKT_PARSE(schemas[j]);
+            avk_plan *p = NULL;
+            avk_error pe, ce;
+            avk_status pst, cst;
+            size_t count = 0;
+            problems ps;
+            pst = avk_plan_new_resolving(avk_schema_root(ws), avk_schema_root(rs), NULL, &p, &pe);
+            memset(&ps, 0, sizeof ps);
+            cst = avk_schema_check_resolvable(avk_schema_root(ws), avk_schema_root(rs), collect,
+                                              &ps, &ce);
+            if (pst != cst)
+                fail_msg("%s read as %s: the plan says %s, the check %s", schemas[i], schemas[j],
+                         avk_status_name(pst), avk_status_name(cst));
+            if (pst == AVK_ERR_RESOLUTION) {
+                size_t pl = strlen(pe.message), cl = strlen(ce.message);
+                count = (size_t)ps.n;
+                if (count == 0 || cl < pl || strcmp(ce.message + cl - pl, pe.message) != 0)
+                    fail_msg("%s read as %s: %zu problems; check '%s', plan '%s'", schemas[i],
+                             schemas[j], count, ce.message, pe.message);
+            } else if (ps.n != 0) {
+                fail_msg("%s read as %s: compiles, yet %d problems", schemas[i], schemas[j], ps.n);
+            }
+            avk_plan_free(p);
+            avk_schema_free(ws);
+            avk_schema_free(rs);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resolvable_lists_every_fatal_problem),
         cmocka_unit_test(test_resolvable_but_not_compatible),
         cmocka_unit_test(test_union_messages_list_branches),
+        cmocka_unit_test(test_resolvable_agrees_with_the_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
