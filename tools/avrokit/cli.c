@@ -1,4 +1,4 @@
-/* CLI helpers shared by every command: dispatch through a command table, usage errors, reading inputs, stdout. */
+/* CLI helpers shared by every command: dispatch through a command table, usage errors, options, reading inputs and schemas, opening files, stdout. */
 /* POSIX: stat, getpid, clock_gettime (the build is strict C11). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -301,13 +301,13 @@ void avkcli_report(const char *path, const avk_error *err)
 {
     const char *name = avkcli_display_name(path);
     char num[24];
-    snprintf(num, sizeof num, "%llu", (unsigned long long)err->offset);
-    /* The library's messages usually say where already ("block 3 at byte
-     * 197204: ..."); add the offset only when they do not. */
     const char *flag = err->status == AVK_ERR_LIMIT ? avkcli_limit_flag(err->message) : NULL;
     char hint[64] = "";
     if (flag) /* a limit, not damage: say how to read the file anyway */
         snprintf(hint, sizeof hint, " (a limit, not damage: %s raises it)", flag);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)err->offset);
+    /* The library's messages usually say where already ("block 3 at byte
+     * 197204: ..."); add the offset only when they do not. */
     if (err->offset != AVK_OFFSET_UNKNOWN && !strstr(err->message, num))
         fprintf(stderr, "%s: %s (at byte offset %llu)%s\n", name, err->message,
                 (unsigned long long)err->offset, hint);
