@@ -58,7 +58,8 @@ static int generate(const char *out, avk_file_writer *fw, const avk_type *t, uin
 
 int avkcli_cmd_random(int argc, char **argv)
 {
-    const char *schema_text = NULL, *schema_file = NULL, *count = NULL, *seed = NULL, *codec = NULL, *level = NULL;
+    const char *schema_text = NULL, *schema_file = NULL, *count = NULL, *seed = NULL,
+               *codec = NULL, *level = NULL;
     int quiet = 0, help_wanted, rc;
     size_t npos, i;
     char **pos;

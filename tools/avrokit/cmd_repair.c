@@ -172,7 +172,8 @@ int avkcli_cmd_repair(int argc, char **argv)
     if (rc == AVKCLI_OK && mode == MODE_REPORT && (npos < 1 || npos > 2))
         rc = avkcli_usage_error(PREFIX, "want IN.avro ('-' for standard input)");
     if (rc == AVKCLI_OK && mode != MODE_REPORT && npos != 2)
-        rc = avkcli_usage_error(PREFIX, "want IN.avro and OUT.avro ('-' for standard input/output)");
+        rc = avkcli_usage_error(PREFIX,
+                                "want IN.avro and OUT.avro ('-' for standard input/output)");
     if (rc != AVKCLI_OK) {
         free(pos);
         return rc;
