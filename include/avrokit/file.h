@@ -38,16 +38,20 @@ typedef struct avk_file_reader avk_file_reader;
                                          decode, bytes left over), report it through
                                          on_skip, find the next sync marker and go on
                                          instead of failing. Records already returned
-                                         from the damaged block stay returned. */
+                                         from the damaged block stay returned. A limit
+                                         (AVK_ERR_LIMIT) is not damage: it is returned,
+                                         not reported to on_skip nor counted (see
+                                         avk_file_reader_next). */
 #define AVK_FILE_MAP 0x2u /* map a regular file into memory instead of reading it through a
                               buffer: block data and string views then point into the
                               mapping. Slower where page faults are dear (each page first
                               touched costs one), so off by default. */
 
 /* What a reader skipped in AVK_FILE_SKIP_BAD_BLOCKS mode: the error that
- * made it skip (with the block's offset and index), and the byte range it
- * jumped over (from the damaged block's start to the next block, or to the
- * end of the file). */
+ * made it skip (with the block's offset and index; its status is one of
+ * TRUNCATED, MALFORMED, SYNC, CODEC, CHECKSUM, never LIMIT), and the byte
+ * range it jumped over (from the damaged block's start to the next block,
+ * or to the end of the file). */
 typedef void (*avk_file_skip_fn)(void *ctx, const avk_error *why, uint64_t from,
                                  uint64_t to);
 
@@ -189,9 +193,17 @@ const uint8_t *avk_file_reader_meta(const avk_file_reader *fr, const char *key, 
  * AVK_ERR_CODEC, AVK_ERR_CHECKSUM (snappy CRC); AVK_ERR_LIMIT (a block above
  * max_block_bytes / max_block_data, or a record limit); AVK_ERR_IO;
  * AVK_ERR_NO_MEMORY. With AVK_FILE_SKIP_BAD_BLOCKS, damage is reported to
- * on_skip and reading goes on; only I/O, memory and limit errors of the
- * arena are returned. After an error (without the flag) the reader is done:
- * further calls return the same status. */
+ * on_skip and reading goes on; I/O and memory errors are returned and
+ * final; a limit (a block above max_block_bytes / max_block_data, a count
+ * of zero-byte records above max_empty_items, or a record limit) is
+ * returned as AVK_ERR_LIMIT with the block's place, because the block may
+ * be valid data that larger limits read: the rest of that block is
+ * dropped (records returned before stay returned), the reader moves to
+ * the next block, and a further call goes on from there (so a caller may
+ * report the limit and read the rest; avk_file_reader_block_offset then
+ * gives where the dropped range ends). It is not counted in bad_blocks.
+ * Otherwise, after an error the reader is done: further calls return the
+ * same status. */
 avk_status avk_file_reader_next(avk_file_reader *fr, avk_arena *arena, avk_value *out,
                                 int *more, avk_error *err);
 
@@ -223,7 +235,7 @@ typedef struct avk_file_block {
  * max_block_data, or a count of records of zero bytes each (schema "null",
  * an empty record) is above limits.max_empty_items. With
  * AVK_FILE_SKIP_BAD_BLOCKS a block with a bad count, size or sync is
- * skipped. Use it for counting (sum of counts), copying blocks between
+ * skipped, and one above max_block_bytes returned as next does. Use it for counting (sum of counts), copying blocks between
  * files with the same codec, or handing blocks to worker threads
  * (avk_file_block_decompress, then avk_plan_decode with
  * avk_file_reader_plan's plan, are safe to call from many threads at once,
@@ -268,7 +280,8 @@ typedef struct avk_file_reader_stats {
     uint64_t records;         /* records returned or skipped by next/skip */
     uint64_t bytes_stored;    /* block data as stored */
     uint64_t bytes_data;      /* block data after decompression */
-    uint64_t bad_blocks;      /* damaged blocks skipped (AVK_FILE_SKIP_BAD_BLOCKS) */
+    uint64_t bad_blocks;      /* damaged blocks skipped (AVK_FILE_SKIP_BAD_BLOCKS;
+                                 blocks dropped for a limit are not counted) */
     uint64_t bad_bytes;       /* bytes jumped over because of them */
 } avk_file_reader_stats;
 void avk_file_reader_get_stats(const avk_file_reader *fr, avk_file_reader_stats *out);

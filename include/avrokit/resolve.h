@@ -75,6 +75,18 @@ typedef void (*avk_compat_fn)(void *ctx, const avk_compat_problem *problem);
 avk_status avk_schema_check_compat(const avk_type *writer, const avk_type *reader, avk_compat_fn fn,
                                    void *ctx, avk_error *err);
 
+/* The problems that make avk_plan_new_resolving fail, every one of them
+ * (it stops at the first): reader fields with no default (or one that does
+ * not fit) and not in the writer, types whose kinds, names or fixed sizes
+ * cannot be resolved, a writer non-union no reader branch takes. Union
+ * branches and enum symbols that fail only when read are not problems
+ * here. Calls fn (may be NULL) per problem, in schema order. Returns AVK_OK
+ * when the plan compiles; AVK_ERR_RESOLUTION when not (err->message gives
+ * the first problem and how many there were); AVK_ERR_NO_MEMORY;
+ * AVK_ERR_INVALID_ARGUMENT. */
+avk_status avk_schema_check_resolvable(const avk_type *writer, const avk_type *reader,
+                                       avk_compat_fn fn, void *ctx, avk_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -747,7 +747,6 @@ static int is_damage(avk_status st)
     case AVK_ERR_SYNC:
     case AVK_ERR_CODEC:
     case AVK_ERR_CHECKSUM:
-    case AVK_ERR_LIMIT:
         return 1;
     default:
         return 0;
@@ -791,16 +790,14 @@ static avk_status scan_sync(avk_file_reader *fr, uint64_t from, avk_error *err)
     }
 }
 
-/* In AVK_FILE_SKIP_BAD_BLOCKS mode: reports the damaged block and moves to
- * the next one. rescan says the block's own sync was not trusted, so the
- * next marker is searched from just after the block's start (read-ahead
- * stopped at such a block, so the input is where it failed); otherwise the
- * next block starts after its marker (and may be read ahead already). */
-static avk_status skip_damage(avk_file_reader *fr, const avk_error *why, int rescan,
-                              avk_error *err)
+/* Moves past the current block to the next one; *to is where that starts.
+ * rescan says the block's own sync was not trusted, so the next marker is
+ * searched from just after the block's start (read-ahead stopped at such
+ * a block, so the input is where it failed); otherwise the next block
+ * starts after its marker (and may be read ahead already). */
+static avk_status move_past_block(avk_file_reader *fr, int rescan, uint64_t *to, avk_error *err)
 {
-    uint64_t from = fr->blk_offset, to;
-    avk_error local;
+    uint64_t from = fr->blk_offset;
     if (rescan)
     {
         /* A pipe cannot go back: it scans on from where it stands. */
@@ -808,9 +805,21 @@ static avk_status skip_damage(avk_file_reader *fr, const avk_error *why, int res
             AVK_TRY(avki_reader_seek_fd(&fr->in, fr->origin, from + 1, err));
         AVK_TRY(scan_sync(fr, fr->streaming ? cur_offset(fr) : from + 1, err));
     }
-    to = rescan ? cur_offset(fr) : fr->cur.end;
+    *to = rescan ? cur_offset(fr) : fr->cur.end;
     fr->remaining = 0;
     fr->pending = AVK_OK;
+    fr->next_index = fr->blk_index + 1;
+    return AVK_OK;
+}
+
+/* In AVK_FILE_SKIP_BAD_BLOCKS mode: counts and reports a damaged block,
+ * and moves past it. */
+static avk_status skip_damage(avk_file_reader *fr, const avk_error *why, int rescan,
+                              avk_error *err)
+{
+    uint64_t from = fr->blk_offset, to;
+    avk_error local;
+    AVK_TRY(move_past_block(fr, rescan, &to, err));
     fr->stats.bad_blocks++;
     fr->stats.bad_bytes += to - from;
     if (fr->on_skip) {
@@ -820,7 +829,6 @@ static avk_status skip_damage(avk_file_reader *fr, const avk_error *why, int res
         }
         fr->on_skip(fr->on_skip_ctx, why, from, to);
     }
-    fr->next_index = fr->blk_index + 1;
     return AVK_OK;
 }
 
@@ -835,6 +843,27 @@ static avk_status fail(avk_file_reader *fr, avk_status st, const avk_error *e, a
     if (err && e != err)
         *err = fr->sticky_err;
     return st;
+}
+
+/* After a block or record failed: in skip mode damage is skipped (AVK_OK:
+ * go on), and a limit is returned after moving past the block, since the
+ * block may be valid data that a larger limit reads: the caller must hear
+ * of it, and may call again to go on. Anything else is final. */
+static avk_status after_failure(avk_file_reader *fr, avk_status st, const avk_error *e,
+                                int rescan, avk_error *err)
+{
+    uint64_t to;
+    if (fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) {
+        if (is_damage(st))
+            return skip_damage(fr, e, rescan, err);
+        if (st == AVK_ERR_LIMIT) {
+            AVK_TRY(move_past_block(fr, rescan, &to, err));
+            if (err && e != err)
+                *err = *e;
+            return st;
+        }
+    }
+    return fail(fr, st, e, err);
 }
 
 /* Makes a block with records ready (fr->remaining > 0), or sets *end. */
@@ -864,11 +893,7 @@ static avk_status next_block_with_records(avk_file_reader *fr, int *end, avk_err
         }
         if (st == AVK_OK)
             continue; /* a block of 0 records loops */
-        if ((fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) && is_damage(st)) {
-            AVK_TRY(skip_damage(fr, &e, stage_read, err));
-            continue;
-        }
-        return fail(fr, st, &e, err);
+        AVK_TRY(after_failure(fr, st, &e, stage_read, err));
     }
     return AVK_OK;
 }
@@ -921,11 +946,7 @@ static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *
                               (unsigned long long)e.offset);
         }
         block_place(fr, &e);
-        if ((fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) && is_damage(st)) {
-            AVK_TRY(skip_damage(fr, &e, 0, err));
-            continue;
-        }
-        return fail(fr, st, &e, err);
+        AVK_TRY(after_failure(fr, st, &e, 0, err));
     }
 }
 
@@ -989,11 +1010,7 @@ avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block
             *more = 1;
             return AVK_OK;
         }
-        if ((fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) && is_damage(st)) {
-            AVK_TRY(skip_damage(fr, &e, 1, err));
-            continue;
-        }
-        return fail(fr, st, &e, err);
+        AVK_TRY(after_failure(fr, st, &e, 1, err));
     }
 }
 

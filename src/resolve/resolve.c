@@ -21,6 +21,8 @@ typedef struct pair_map {
     size_t cap, count;
 } pair_map;
 
+enum { COMPAT_NONE, COMPAT_STRICT, COMPAT_RESOLVABLE };
+
 typedef struct rcomp {
     avk_plan *p;
     avk_arena *arena;   /* the plan's rx_arena */
@@ -31,7 +33,8 @@ typedef struct rcomp {
     char rpath[PATH_CAP], wpath[PATH_CAP];
     size_t rlen, wlen;
     size_t depth;
-    /* The compatibility check reports problems and goes on. */
+    /* The checks report problems and go on: COMPAT_STRICT every problem,
+     * COMPAT_RESOLVABLE only those that stop the plan compiler. */
     int compat;
     avk_compat_fn fn;
     void *ctx;
@@ -129,6 +132,32 @@ static void pair_free(const avk_allocator *al, pair_map *m)
 static const char *type_label(const avk_type *t)
 {
     return t->fullname ? t->fullname : avk_kind_name(t->kind);
+}
+
+/* "[null, string, ns.User]": a union's branches for messages, cut short
+ * with "..." when they do not fit in cap bytes. */
+static const char *branch_list(const avk_type *u, char *buf, size_t cap)
+{
+    size_t i, n = 0;
+    buf[n++] = '[';
+    for (i = 0; i < u->branch_count; i++) {
+        const char *label = type_label(u->branches[i]);
+        size_t len = strlen(label);
+        if (n + len + 2 + 5 > cap) {
+            memcpy(buf + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (i) {
+            memcpy(buf + n, ", ", 2);
+            n += 2;
+        }
+        memcpy(buf + n, label, len);
+        n += len;
+    }
+    buf[n++] = ']';
+    buf[n] = '\0';
+    return buf;
 }
 
 /* Appends a segment to a path; returns the old length to pop back to. */
@@ -379,7 +408,7 @@ static avk_status fail_node(rcomp *c, const avk_type *w, const avk_type *r, cons
                             uint32_t *out)
 {
     const char *msg;
-    if (c->compat)
+    if (c->compat == COMPAT_STRICT)
         AVK_TRY(problem(c, NULL, "%s", why));
     msg = arena_text(c, "writer %s cannot be read as reader %s: %s (reader %s, writer %s)",
                      type_label(w), type_label(r), why, c->rpath, c->wpath);
@@ -488,7 +517,8 @@ static avk_status resolve_enum(rcomp *c, const avk_type *w, const avk_type *r, u
         long k = avk_type_symbol_index(r, w->symbols[i]);
         if (k < 0 && r->enum_default >= 0)
             k = r->enum_default;
-        if (k < 0 && c->compat) /* the plan fails only when such a value is read */
+        /* The plan fails only when such a value is read. */
+        if (k < 0 && c->compat == COMPAT_STRICT)
             AVK_TRY(problem(c, NULL,
                             "writer symbol %s is not in the reader's symbols and the reader "
                             "has no default",
@@ -513,8 +543,11 @@ static avk_status resolve_unions(rcomp *c, const avk_type *w, const avk_type *r,
     size_t i;
     uint32_t first;
     int identity = 1;
+    char why[256], list[200];
     if (!map)
         return no_memory(c);
+    snprintf(why, sizeof why, "no branch of the reader's union %s matches",
+             branch_list(r, list, sizeof list));
     c->p->nodes[idx].count = (uint32_t)w->branch_count;
     AVK_TRY(new_steps(c, idx, w->branch_count));
     first = c->p->nodes[idx].first;
@@ -528,8 +561,7 @@ static avk_status resolve_unions(rcomp *c, const avk_type *w, const avk_type *r,
             path_pop(c->rpath, &c->rlen, ro);
             set_step(c, first + i, child, r->branches[b]);
         } else {
-            AVK_TRY(fail_node(c, w->branches[i], r, "no branch of the reader's union matches",
-                              &child));
+            AVK_TRY(fail_node(c, w->branches[i], r, why, &child));
             set_step(c, first + i, child, r);
         }
         path_pop(c->wpath, &c->wlen, wo);
@@ -550,18 +582,22 @@ static avk_status resolve_unwrap(rcomp *c, const avk_type *w, const avk_type *r,
 {
     size_t i;
     uint32_t first;
+    char why[320], list[200];
     c->p->nodes[idx].count = (uint32_t)w->branch_count;
     AVK_TRY(new_steps(c, idx, w->branch_count));
     first = c->p->nodes[idx].first;
     for (i = 0; i < w->branch_count; i++) {
         uint32_t child;
         size_t wo = path_push(c->wpath, &c->wlen, ".branch[%zu]", i);
-        if (fit(w->branches[i], r))
+        if (fit(w->branches[i], r)) {
             AVK_TRY(resolve(c, w->branches[i], r, &child));
-        else
-            AVK_TRY(fail_node(c, w->branches[i], r, "this branch of the writer's union does not "
-                                                    "match the reader's type",
-                              &child));
+        } else {
+            snprintf(why, sizeof why,
+                     "branch %zu (%s) of the writer's union %s does not match the reader's %s", i,
+                     type_label(w->branches[i]), branch_list(w, list, sizeof list),
+                     type_label(r));
+            AVK_TRY(fail_node(c, w->branches[i], r, why, &child));
+        }
         set_step(c, first + i, child, r);
         path_pop(c->wpath, &c->wlen, wo);
     }
@@ -579,8 +615,9 @@ static avk_status mismatch(rcomp *c, const avk_type *w, const avk_type *r, uint3
                  type_label(w));
     else
         snprintf(why, sizeof why, "%s cannot be read as %s", type_label(w), type_label(r));
-    if (!c->compat)
-        return problem(c, NULL, "%s", why);
+    /* Fatal to the plan; the checks note it and go on past a failing node. */
+    if (c->compat != COMPAT_STRICT)
+        AVK_TRY(problem(c, NULL, "%s", why));
     return fail_node(c, w, r, why, out);
 }
 
@@ -600,10 +637,14 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
         uint32_t child;
         size_t ro;
         if (b < 0) {
-            st = c->compat ? fail_node(c, w, r, "no branch of the reader's union matches", out)
-                           : problem(c, NULL,
-                                     "the writer's %s matches no branch of the reader's union",
-                                     type_label(w));
+            char why[256], list[200];
+            branch_list(r, list, sizeof list);
+            snprintf(why, sizeof why, "no branch of the reader's union %s matches", list);
+            if (c->compat != COMPAT_STRICT) /* fatal to the plan */
+                st = problem(c, NULL, "the writer's %s matches no branch of the reader's union %s",
+                             type_label(w), list);
+            if (st == AVK_OK)
+                st = fail_node(c, w, r, why, out);
             c->depth--;
             return st;
         }
@@ -773,18 +814,19 @@ int avk_plan_is_resolving(const avk_plan *plan)
     return plan && plan->writer_type != NULL;
 }
 
-avk_status avk_schema_check_compat(const avk_type *writer, const avk_type *reader, avk_compat_fn fn,
-                                   void *ctx, avk_error *err)
+/* The walk of both checks: every problem of the mode to fn. */
+static avk_status check(int mode, const char *name, const avk_type *writer,
+                        const avk_type *reader, avk_compat_fn fn, void *ctx, avk_error *err)
 {
     rcomp c;
     avk_plan *p = NULL;
     avk_status st;
     if (!writer || !reader)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
-                              "avk_schema_check_compat: NULL argument");
+                              "%s: NULL argument", name);
     memset(&c, 0, sizeof c);
     c.err = err;
-    c.compat = 1;
+    c.compat = mode;
     c.fn = fn;
     c.ctx = ctx;
     st = build(&c, writer, reader, NULL, &p);
@@ -801,4 +843,16 @@ avk_status avk_schema_check_compat(const avk_type *writer, const avk_type *reade
         return AVK_ERR_RESOLUTION;
     }
     return AVK_OK;
+}
+
+avk_status avk_schema_check_compat(const avk_type *writer, const avk_type *reader, avk_compat_fn fn,
+                                   void *ctx, avk_error *err)
+{
+    return check(COMPAT_STRICT, "avk_schema_check_compat", writer, reader, fn, ctx, err);
+}
+
+avk_status avk_schema_check_resolvable(const avk_type *writer, const avk_type *reader,
+                                       avk_compat_fn fn, void *ctx, avk_error *err)
+{
+    return check(COMPAT_RESOLVABLE, "avk_schema_check_resolvable", writer, reader, fn, ctx, err);
 }

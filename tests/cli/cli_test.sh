@@ -208,8 +208,8 @@ done
 # Usage errors: status 2, the problem named.
 run tojson
 expect_rc 2 "tojson without FILE" && expect_contains "$err" "missing FILE" "tojson: missing FILE said"
-run tojson --head x "$tmp/none.avro"
-expect_rc 2 "tojson --head x" && expect_contains "$err" "--head wants a non-negative whole number, not 'x'" "bad --head said"
+run tojson --head=x "$tmp/none.avro"
+expect_rc 2 "tojson --head=x" && expect_contains "$err" "--head wants a non-negative whole number, not 'x'" "bad --head said"
 run tojson --frob "$tmp/none.avro"
 expect_rc 2 "tojson with an unknown option" && expect_contains "$err" "unknown option '--frob'" "unknown option named"
 run fromjson a.json b.avro
@@ -414,7 +414,8 @@ checks=$((checks + 1))
 [ "$(stat -c %s "$tmp/n-deflate1.avro")" -ne "$(stat -c %s "$tmp/n-deflate.avro")" ] ||
   fail "deflate level 1 and 6 gave files of the same size"
 run recodec --codec deflate --level 13 "$tmp/n.avro" "$tmp/bad.avro"
-expect_rc 1 "recodec deflate level 13" && expect_contains "$err" "level 13" "bad level said"
+expect_rc 2 "recodec deflate level 13 (a usage error)" && expect_eq "$err" "avrokit recodec: --level 13: deflate level 13 is not within 1-12
+Try 'avrokit recodec --help'." "bad level said, before anything is read"
 "$bin" recodec --codec snappy - - <"$tmp/n-xz.avro" 2>"$tmp/err" | "$bin" tojson - >"$tmp/out"
 checks=$((checks + 1))
 cmp -s "$tmp/out" "$tmp/n.json" || fail "recodec through standard input and output"
@@ -457,11 +458,15 @@ run cat --samplerate 0.1 --seed 8 "$tmp/n.avro" -o "$tmp/s3.avro"
 "$bin" tojson "$tmp/s3.avro" >"$tmp/s3.json"
 checks=$((checks + 1))
 ! cmp -s "$tmp/s1.json" "$tmp/s3.json" || fail "cat --samplerate with two seeds chose the same records"
+cp "$tmp/c.avro" "$tmp/c-before.avro"
 run cat "$tmp/n.avro" "$tmp/t.avro" -o "$tmp/c.avro"
 expect_rc 1 "cat of two schemas"
 expect_eq "$err" "$tmp/t.avro: its schema differs from that of $tmp/n.avro (their canonical forms differ); cat needs one schema" "cat schema error"
 checks=$((checks + 1))
-[ ! -e "$tmp/c.avro" ] || fail "cat left a partial output file behind"
+cmp -s "$tmp/c.avro" "$tmp/c-before.avro" || fail "a failed cat changed the existing output file"
+run cat "$tmp/n.avro" "$tmp/t.avro" -o "$tmp/c-new.avro"
+checks=$((checks + 1))
+[ ! -e "$tmp/c-new.avro" ] || fail "cat left a partial output file behind"
 "$bin" cat "$tmp/t.avro" -o - 2>"$tmp/err" | "$bin" tojson - >"$tmp/out"
 expect_eq "$(cat "$tmp/out")" "$t_expected" "cat -o - (standard output)"
 
@@ -633,11 +638,414 @@ printf "Obj\x01\x02\x16avro.schema\x0c\"null\"\x00${hsync}\x0a\x00${hsync}" >"$t
 run count "$tmp/hnull.avro"
 expect_rc 0 "count of zero-byte records" && expect_eq "$out" "5" "5 null records counted"
 printf "Obj\x01\x02\x16avro.schema\x0c\"null\"\x00${hsync}\x0a\x00${hsync}\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00${hsync}" >"$tmp/hnull62.avro"
-hnull62_msg="$tmp/hnull62.avro: block 1 at byte 59: a count of 4611686018427387904 records of zero bytes each exceeds the limit of 1048576 (max_empty_items)"
+hnull62_msg="$tmp/hnull62.avro: block 1 at byte 59: a count of 4611686018427387904 records of zero bytes each exceeds the limit of 1048576 (max_empty_items) (a limit, not damage: --max-empty-items raises it)"
 run count "$tmp/hnull62.avro"
 expect_rc 1 "count of 2^62 zero-byte records" && expect_eq "$err" "$hnull62_msg" "count names the zero-byte limit"
 run tojson "$tmp/hnull62.avro"
 expect_rc 1 "tojson of 2^62 zero-byte records" && expect_eq "$err" "$hnull62_msg" "tojson says the same"
+# ==== issue 12, CLI: outputs never harm what they replace, avro-tools habits, limits ====
+
+
+# Schemas and a file of their own (the resolution section below has its twins).
+cat >"$tmp/i12w.avsc" <<'EOF2'
+{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"},
+ {"name":"c","type":{"type":"enum","name":"E","symbols":["X","Y"]}}]}
+EOF2
+cat >"$tmp/i12r.avsc" <<'EOF2'
+{"type":"record","name":"R","fields":[{"name":"c","type":{"type":"enum","name":"E","symbols":["Y","X"]}},
+ {"name":"aa","aliases":["a"],"type":"double"},{"name":"d","type":"string","default":"dd"}]}
+EOF2
+printf '{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"age","type":"int"}]}' >"$tmp/i12bad.avsc"
+printf '{"a":1,"b":"x","c":"X"}\n{"a":-2,"b":"y","c":"Y"}\n' >"$tmp/i12.json"
+run fromjson --schema "$tmp/i12w.avsc" "$tmp/i12.json" "$tmp/i12.avro"
+expect_rc 0 "fromjson of the issue 12 records"
+# no_temp DIR: no temporary output file was left in DIR.
+no_temp() {
+  checks=$((checks + 1))
+  if ls -A "$1" | grep -q 'avrokit-'; then
+    fail "temporary files left in $1: $(ls -A "$1" | grep 'avrokit-' | tr '\n' ' ')"
+  fi
+}
+
+# An existing file stays byte for byte what it was after a failed cat,
+# recodec, concat or repair (each fails after its output was opened).
+keep="$tmp/keep.avro"
+cp "$tmp/t.avro" "$keep"
+cp "$keep" "$tmp/keep-before.avro"
+run cat "$tmp/n.avro" "$tmp/t.avro" -o "$keep"
+expect_rc 1 "failed cat over an existing file"
+run recodec --codec deflate "$tmp/trunc.avro" "$keep"
+expect_rc 1 "failed recodec over an existing file"
+expect_eq "$err" "$tmp/trunc.avro: block 3 at byte 196892: its size says 42144 bytes but only 3103 remain in the file" "recodec says why it failed"
+run concat "$tmp/n.avro" "$tmp/t.avro" "$keep"
+expect_rc 1 "failed concat over an existing file"
+run repair "$tmp/notavro" "$keep"
+expect_rc 1 "failed repair over an existing file"
+run fromjson --schema "$tmp/r.avsc" "$tmp/bad.json" "$keep"
+expect_rc 1 "failed fromjson over an existing file"
+checks=$((checks + 1))
+cmp -s "$keep" "$tmp/keep-before.avro" || fail "a failed command changed an existing output file"
+no_temp "$tmp"
+
+# A successful run replaces an existing file, keeping its mode; a new file
+# gets 0666 less the umask, as a plain open would give it.
+chmod 640 "$keep"
+run cat "$tmp/n.avro" -o "$keep"
+expect_rc 0 "cat over an existing file" && expect_eq "$out$err" "" "cat over an existing file prints nothing"
+run count "$keep"
+expect_eq "$out" "5000" "the existing file was replaced"
+expect_eq "$(stat -c %a "$tmp/keep.avro")" "640" "the replaced file keeps its mode"
+(umask 027 && "$bin" cat "$tmp/t.avro" -o "$tmp/new027.avro")
+expect_eq "$(stat -c %a "$tmp/new027.avro")" "640" "a new file gets 0666 less the umask"
+no_temp "$tmp"
+
+# A symbolic link: the file it points to is replaced, the link stays; a
+# link to nothing is refused; a directory is refused.
+cp "$tmp/t.avro" "$tmp/real.avro"
+ln -s real.avro "$tmp/link.avro"
+run cat "$tmp/n.avro" -o "$tmp/link.avro"
+expect_rc 0 "cat through a symbolic link"
+checks=$((checks + 1))
+[ -L "$tmp/link.avro" ] && [ "$(readlink "$tmp/link.avro")" = "real.avro" ] || fail "the symbolic link was replaced"
+run count "$tmp/real.avro"
+expect_eq "$out" "5000" "the link's target was replaced"
+ln -s nowhere.avro "$tmp/dangling.avro"
+run cat "$tmp/t.avro" -o "$tmp/dangling.avro"
+expect_rc 1 "cat to a dangling link" && expect_eq "$err" "$tmp/dangling.avro: is a symbolic link to a file that does not exist; not following it" "dangling link said"
+checks=$((checks + 1))
+[ ! -e "$tmp/nowhere.avro" ] || fail "a dangling link was followed"
+mkdir "$tmp/adir"
+run cat "$tmp/t.avro" -o "$tmp/adir"
+expect_rc 1 "cat to a directory" && expect_eq "$err" "$tmp/adir: is a directory" "directory said"
+run cat "$tmp/t.avro" -o "$tmp/nodir/x.avro"
+expect_rc 1 "cat into a directory that does not exist" && expect_eq "$err" "$tmp/nodir/x.avro: cannot create a file in $tmp/nodir to write it: No such file or directory; nothing was changed" "missing directory said"
+
+# Device nodes are written straight and never removed, whatever happens
+# (as root, a failed 'cat -o /dev/null' used to delete /dev/null).
+if [ "$(id -u)" = 0 ] && mknod "$tmp/null" c 1 3 2>/dev/null && mknod "$tmp/full" c 1 7 2>/dev/null; then
+  run cat "$tmp/n.avro" "$tmp/t.avro" -o "$tmp/null"
+  expect_rc 1 "failed cat to a device"
+  run recodec --codec snappy "$tmp/trunc.avro" "$tmp/null"
+  expect_rc 1 "failed recodec to a device"
+  run concat "$tmp/n.avro" "$tmp/t.avro" "$tmp/null"
+  expect_rc 1 "failed concat to a device"
+  run repair "$tmp/n.avro" "$tmp/full"
+  expect_rc 1 "repair to a full device" && expect_contains "$err" "$tmp/full: " "the write error names the device"
+  run fromjson --schema "$tmp/r.avsc" "$tmp/bad.json" "$tmp/null"
+  expect_rc 1 "failed fromjson to a device"
+  run cat "$tmp/t.avro" -o "$tmp/null"
+  expect_rc 0 "cat to a device"
+  checks=$((checks + 1))
+  [ -c "$tmp/null" ] && [ -c "$tmp/full" ] || fail "a device node was removed or replaced"
+else
+  echo "SKIP: device nodes (mknod needs root)"
+fi
+
+# A FIFO with a reader: the records go through it, and a failure leaves it.
+if mkfifo "$tmp/fifo" 2>/dev/null; then
+  timeout 20 cat "$tmp/fifo" >"$tmp/fifo.out" &
+  reader=$!
+  run cat "$tmp/t.avro" -o "$tmp/fifo"
+  wait "$reader"
+  expect_rc 0 "cat into a FIFO"
+  run tojson "$tmp/fifo.out"
+  expect_eq "$out" "$t_expected" "the FIFO's reader got the records"
+  timeout 20 cat "$tmp/fifo" >/dev/null &
+  reader=$!
+  run cat "$tmp/n.avro" "$tmp/t.avro" -o "$tmp/fifo"
+  wait "$reader"
+  expect_rc 1 "failed cat into a FIFO"
+  checks=$((checks + 1))
+  [ -p "$tmp/fifo" ] || fail "a failed cat removed the FIFO it wrote to"
+else
+  echo "SKIP: FIFO (mkfifo failed)"
+fi
+
+# A directory that cannot be written: a clear error, nothing touched. Root
+# writes anyway, so as root the command runs as nobody (setpriv).
+mkdir "$tmp/ro"
+cp "$tmp/t.avro" "$tmp/ro/out.avro"
+chmod 644 "$tmp/ro/out.avro"
+chmod 555 "$tmp/ro"
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+  if command -v setpriv >/dev/null; then
+    chmod 755 "$tmp"
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  else
+    as_user=(skip)
+  fi
+fi
+if [ "${as_user[0]:-}" != skip ] && "${as_user[@]}" "$bin" --version >/dev/null 2>&1; then
+  for new in out.avro new.avro; do
+    "${as_user[@]}" "$bin" cat "$tmp/t.avro" -o "$tmp/ro/$new" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    out=$(cat "$tmp/out")
+    err=$(cat "$tmp/err")
+    expect_rc 1 "cat into a read-only directory ($new)"
+    expect_eq "$err" "$tmp/ro/$new: cannot create a file in $tmp/ro to write it: Permission denied; nothing was changed" "read-only directory said ($new)"
+  done
+  checks=$((checks + 1))
+  cmp -s "$tmp/ro/out.avro" "$tmp/t.avro" && [ "$(ls -A "$tmp/ro")" = "out.avro" ] ||
+    fail "a read-only directory was changed: $(ls -A "$tmp/ro" | tr '\n' ' ')"
+else
+  echo "SKIP: read-only directory (as root, needs setpriv and a binary user nobody can run)"
+fi
+chmod 700 "$tmp/ro" "$tmp"
+
+# Schemas on the command line: a file, or the JSON itself.
+rr_json=$(cat "$tmp/i12r.avsc")
+run tojson --reader-schema "$rr_json" "$tmp/i12.avro"
+expect_rc 0 "tojson --reader-schema JSON" && expect_eq "$out" '{"c":"X","aa":1.0,"d":"dd"}
+{"c":"Y","aa":-2.0,"d":"dd"}' "a reader schema given inline"
+run tojson --reader-schema-file "$tmp/i12r.avsc" "$tmp/i12.avro"
+expect_rc 0 "tojson --reader-schema-file" && expect_eq "$out" '{"c":"X","aa":1.0,"d":"dd"}
+{"c":"Y","aa":-2.0,"d":"dd"}' "a reader schema from --reader-schema-file"
+run tojson --reader-schema-file '{"type":"int"}' "$tmp/i12.avro"
+expect_rc 1 "--reader-schema-file takes files only" && expect_eq "$err" '{"type":"int"}: cannot open: No such file or directory' "--reader-schema-file of JSON said"
+run tojson --reader-schema "$tmp/i12r.avsc" --reader-schema-file "$tmp/i12r.avsc" "$tmp/i12.avro"
+expect_rc 2 "both reader schema options" && expect_eq "$err" "avrokit tojson: give --reader-schema or --reader-schema-file, not both
+Try 'avrokit tojson --help'." "both reader schema options said"
+run tojson --reader-schema ' {"type":"record","name":"R","fields":[{"name":"a","type":"int",}]}' "$tmp/i12.avro"
+expect_rc 1 "inline schema with a syntax error" && expect_eq "$err" "<schema text>: line 1, column 65: expected a string key, found '}' (trailing comma?)" "inline schema error said"
+run cat --reader-schema "$rr_json" "$tmp/i12.avro" -o "$tmp/rcat2.avro"
+expect_rc 0 "cat --reader-schema JSON"
+run tojson "$tmp/rcat2.avro"
+expect_eq "$out" '{"c":"X","aa":1.0,"d":"dd"}
+{"c":"Y","aa":-2.0,"d":"dd"}' "cat with an inline reader schema"
+run random --schema '{"type":"array","items":"int"}' --count 3 --seed 1 "$tmp/rand-inline.avro"
+expect_rc 0 "random --schema JSON"
+run getschema "$tmp/rand-inline.avro"
+expect_eq "$out" '{"type":"array","items":"int"}' "random with an inline schema"
+run random --schema-file "$tmp/int.avsc" --count 2 --seed 1 "$tmp/rand-file.avro"
+expect_rc 0 "random --schema-file" && run count "$tmp/rand-file.avro" && expect_eq "$out" "2" "random --schema-file count"
+printf '{"a":1}\n' >"$tmp/a1.json"
+run fromjson --schema '{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}' "$tmp/a1.json" "$tmp/fj-inline.avro"
+expect_rc 0 "fromjson --schema JSON" && run tojson "$tmp/fj-inline.avro" && expect_eq "$out" '{"a":1}' "fromjson with an inline schema"
+run schema compat "$(cat "$tmp/i12w.avsc")" "$tmp/i12bad.avsc"
+expect_rc 1 "compat with an inline writer schema"
+
+# cat as avro-tools takes it: the last of two or more files is the output.
+run cat "$tmp/t.avro" "$tmp/t.avro" "$tmp/cat-pos.avro"
+expect_rc 0 "cat IN IN OUT"
+run tojson "$tmp/cat-pos.avro"
+expect_eq "$out" "$t_expected"$'\n'"$t_expected" "cat IN IN OUT copies both"
+run cat "$tmp/t.avro" "$tmp/cat-pos2.avro"
+expect_rc 0 "cat IN OUT" && run count "$tmp/cat-pos2.avro" && expect_eq "$out" "4" "cat IN OUT count"
+run cat "$tmp/t.avro"
+expect_rc 2 "cat with one file and no -o" && expect_eq "$err" "avrokit cat: missing -o OUT.avro (or OUT.avro after the inputs; '-' for standard output)
+Try 'avrokit cat --help'." "cat without an output said"
+run cat "$tmp/t.avro" "$tmp/t.avro" "$tmp/t.avro"
+expect_rc 1 "cat IN OUT with OUT an input" && expect_contains "$err" "is also an input" "positional output checked against the inputs"
+
+# tojson --head with no number: 10; a file after it stays a file.
+run tojson --head "$tmp/n.avro"
+expect_rc 0 "tojson --head FILE" && expect_eq "$out" "$(head -n 10 "$tmp/n.json")" "tojson --head means 10"
+run tojson "$tmp/n.avro" --head
+expect_eq "$out" "$(head -n 10 "$tmp/n.json")" "tojson FILE --head"
+run tojson --head 3 "$tmp/n.avro"
+expect_eq "$out" "$(head -n 3 "$tmp/n.json")" "tojson --head 3"
+run tojson --head=2 "$tmp/n.avro"
+expect_eq "$out" "$(head -n 2 "$tmp/n.json")" "tojson --head=2"
+run tojson --head -- "$tmp/n.avro"
+expect_eq "$out" "$(head -n 10 "$tmp/n.json")" "tojson --head -- FILE"
+
+# fingerprint and canonical at the top level, several files; --algo takes
+# the specification's names in any case.
+printf '"long"' >"$tmp/long.avsc"
+run fingerprint "$tmp/int.avsc"
+expect_rc 0 "fingerprint" && expect_eq "$out" "8f5c393f1ad57572" "fingerprint of one file"
+run fingerprint --algo CRC-64-AVRO "$tmp/int.avsc" "$tmp/long.avsc"
+expect_eq "$out" "8f5c393f1ad57572	$tmp/int.avsc
+b71df49344e154d0	$tmp/long.avsc" "fingerprint of several files"
+run fingerprint --algo MD5 "$tmp/int.avsc"
+expect_eq "$out" "ef524ea1b91e73173d938ade36c1db32" "fingerprint --algo MD5"
+run schema fingerprint --algo sha-256 "$tmp/int.avsc"
+expect_eq "$out" "3f2b87a9fe7cc9b13835598c3981cd45e3e355309e5090aa0933d7becb6fba45" "schema fingerprint --algo sha-256"
+run fingerprint --algo crc32 "$tmp/int.avsc"
+expect_rc 2 "fingerprint --algo crc32" && expect_eq "$err" "avrokit fingerprint: unknown --algo 'crc32': use rabin (CRC-64-AVRO), md5 (MD5) or sha256 (SHA-256)
+Try 'avrokit fingerprint --help'." "unknown algorithm said"
+run canonical "$tmp/t.avsc" "$tmp/missing.avsc" "$tmp/int.avsc"
+expect_rc 1 "canonical with a missing file"
+expect_eq "$out" "$t_canonical	$tmp/t.avsc
+\"int\"	$tmp/int.avsc" "canonical of several files goes on past a missing one"
+expect_eq "$err" "$tmp/missing.avsc: cannot open: No such file or directory" "canonical names the missing file"
+run canonical '{"type":"fixed","name":"x.F","size":4,"doc":"d"}'
+expect_eq "$out" '{"name":"x.F","type":"fixed","size":4}' "canonical of schema JSON"
+for c in fingerprint canonical; do
+  run "$c" --help
+  expect_rc 0 "$c --help" && expect_contains "$out" "Usage: avrokit $c" "$c --help usage line"
+done
+run --help
+expect_contains "$out" "  fingerprint " "top-level help lists fingerprint"
+expect_contains "$out" "  canonical " "top-level help lists canonical"
+
+# getschema --pretty.
+run getschema --pretty "$tmp/i12.avro"
+expect_rc 0 "getschema --pretty" && expect_eq "$out" '{
+  "type": "record",
+  "name": "R",
+  "fields": [
+    {
+      "name": "a",
+      "type": "int"
+    },
+    {
+      "name": "b",
+      "type": "string"
+    },
+    {
+      "name": "c",
+      "type": {
+        "type": "enum",
+        "name": "E",
+        "symbols": [
+          "X",
+          "Y"
+        ]
+      }
+    }
+  ]
+}' "getschema --pretty indents the schema"
+run getschema --pretty --canonical "$tmp/i12.avro"
+expect_rc 2 "getschema --pretty --canonical"
+
+# repair's modes (avro-tools' -o all|prior|after|report). mid.avro: block
+# 1's sync marker is damaged, which costs blocks 1 and 2.
+cp "$tmp/n.avro" "$tmp/mid.avro"
+printf 'XXXX' | dd of="$tmp/mid.avro" bs=1 seek=131290 conv=notrunc 2>/dev/null
+mid_skip="$tmp/mid.avro: skipped bytes 65714-196892 (131178 bytes): block 1 at byte 65714: the sync marker after its data (at byte 131287) does not match the header's"
+run repair "$tmp/mid.avro" "$tmp/mid-all.avro"
+expect_rc 0 "repair (all)" && expect_eq "$out" "repaired: kept 2268 records; skipped 1 damaged block (131178 bytes)" "repair all summary"
+expect_eq "$err" "$mid_skip" "repair all says what it skipped"
+run repair --mode prior "$tmp/mid.avro" "$tmp/mid-prior.avro"
+expect_rc 0 "repair --mode prior" && expect_eq "$out" "repaired: kept 1390 records; skipped 1 damaged block (131178 bytes); left out 878 readable records (mode prior)" "repair prior summary"
+run tojson "$tmp/mid-prior.avro"
+expect_eq "$out" "$(head -n 1390 "$tmp/n.json")" "repair prior keeps the records before the damage"
+run repair -o after "$tmp/mid.avro" "$tmp/mid-after.avro"
+expect_rc 0 "repair -o after" && expect_eq "$out" "repaired: kept 878 records; skipped 1 damaged block (131178 bytes); left out 1390 readable records (mode after)" "repair after summary"
+run tojson "$tmp/mid-after.avro"
+expect_eq "$out" "$(tail -n 878 "$tmp/n.json")" "repair after keeps the records after the damage"
+run repair -o report "$tmp/mid.avro" "$tmp/mid-report.avro"
+expect_rc 0 "repair -o report" && expect_eq "$out" "damaged: 2268 readable records; found 1 damaged block (131178 bytes)" "repair report summary"
+expect_eq "$err" "$mid_skip" "repair report says what is damaged"
+checks=$((checks + 1))
+[ ! -e "$tmp/mid-report.avro" ] || fail "repair -o report wrote a file"
+run repair --mode report "$tmp/n.avro"
+expect_rc 0 "repair --mode report of a sound file" && expect_eq "$out" "nothing to repair: 5000 records, no damaged blocks" "repair report of a sound file"
+run repair --mode later "$tmp/mid.avro" "$tmp/x.avro"
+expect_rc 2 "repair --mode later" && expect_eq "$err" "avrokit repair: unknown --mode 'later': use all, prior, after or report
+Try 'avrokit repair --help'." "bad repair mode said"
+
+# Limits: flags on every reading command; a valid file beyond one is never
+# called damaged, and repair exits 1 when it dropped something that was
+# not damage (it used to skip such blocks as damaged and exit 0).
+printf '{"type":"record","name":"L","fields":[{"name":"s","type":"string"}]}' >"$tmp/l.avsc"
+printf '{"s":"ab"}\n{"s":"abcdefgh"}\n' >"$tmp/l.json"
+run fromjson --schema "$tmp/l.avsc" "$tmp/l.json" "$tmp/l.avro"
+lim_msg="block 0 at byte 120: record 1 of 2, byte 3 of the block's data: L.s: string length 8 is above max_bytes (4)"
+run repair --max-bytes 4 "$tmp/l.avro" "$tmp/l-fixed.avro"
+expect_rc 1 "repair of a valid file beyond --max-bytes"
+expect_eq "$err" "$tmp/l.avro: dropped bytes 120-150 (30 bytes) over a limit, not damage: $lim_msg; --max-bytes raises it" "repair reports a limit as a limit"
+expect_eq "$out" "incomplete: kept 1 record; dropped 1 block over a limit (30 bytes), not damage" "repair summary with a limit"
+run tojson "$tmp/l-fixed.avro"
+expect_eq "$out" '{"s":"ab"}' "repair keeps what it read before the limit"
+run repair --max-bytes 8 "$tmp/l.avro" "$tmp/l-fixed.avro"
+expect_rc 0 "repair within the limit" && expect_eq "$out" "nothing to repair: 2 records, no damaged blocks" "repair within the limit"
+run tojson --max-bytes 4 "$tmp/l.avro"
+expect_rc 1 "tojson beyond --max-bytes" && expect_eq "$out" '{"s":"ab"}' "tojson prints the records before the limit"
+expect_eq "$err" "$tmp/l.avro: $lim_msg (a limit, not damage: --max-bytes raises it)" "tojson names the limit and its option"
+printf '{"type":"record","name":"D","fields":[{"name":"n","type":["null","D"]}]}' >"$tmp/d.avsc"
+printf '{"n":{"D":{"n":{"D":{"n":{"D":{"n":null}}}}}}}\n' >"$tmp/d.json"
+run fromjson --schema "$tmp/d.avsc" "$tmp/d.json" "$tmp/d.avro"
+run repair --max-depth 3 "$tmp/d.avro" "$tmp/d-fixed.avro"
+expect_rc 1 "repair of a record deeper than --max-depth" && expect_contains "$err" "over a limit, not damage: " "depth reported as a limit"
+expect_contains "$err" "--max-depth raises it" "depth limit names its option"
+run tojson --max-depth 20 "$tmp/d.avro"
+expect_rc 0 "tojson within --max-depth" && expect_eq "$out" '{"n":{"D":{"n":{"D":{"n":{"D":{"n":null}}}}}}}' "deep record read"
+run cat --max-bytes 4 "$tmp/l.avro" -o "$tmp/l-cat.avro"
+expect_rc 1 "cat beyond --max-bytes" && expect_contains "$err" "(a limit, not damage: --max-bytes raises it)" "cat names the limit"
+checks=$((checks + 1))
+[ ! -e "$tmp/l-cat.avro" ] || fail "a failed cat left its output"
+run count --max-block-bytes 100 "$tmp/n.avro"
+expect_rc 1 "count beyond --max-block-bytes" && expect_eq "$err" "$tmp/n.avro: block 0 at byte 147: its size of 65546 bytes exceeds the limit of 100 (max_block_bytes) (a limit, not damage: --max-block-bytes raises it)" "count names the block limit"
+run count --max-block-bytes 1M "$tmp/n.avro"
+expect_rc 0 "count --max-block-bytes 1M" && expect_eq "$out" "5000" "a size with a suffix"
+run getmeta --max-header-bytes 10 "$tmp/t.avro"
+expect_rc 1 "getmeta beyond --max-header-bytes" && expect_contains "$err" "--max-header-bytes raises it" "getmeta names the header limit"
+run getschema --max-header-bytes=10 "$tmp/t.avro"
+expect_rc 1 "getschema beyond --max-header-bytes"
+run concat --max-items 1 "$tmp/t.avro" "$tmp/tz.avro" "$tmp/cc3.avro"
+expect_rc 1 "concat with records beyond --max-items" && expect_contains "$err" "--max-items raises it" "concat names the items limit"
+run recodec --codec deflate --max-block-bytes 1K "$tmp/n.avro" "$tmp/rc-lim.avro"
+expect_rc 1 "recodec beyond --max-block-bytes"
+printf 'null\nnull\nnull\nnull\nnull\n' >"$tmp/z.json"
+run fromjson --schema '"null"' "$tmp/z.json" "$tmp/z.avro"
+run tojson --max-empty-items 2 "$tmp/z.avro"
+expect_rc 1 "tojson of more zero-byte records than --max-empty-items" && expect_eq "$err" "$tmp/z.avro: block 0 at byte 57: a count of 5 records of zero bytes each exceeds the limit of 2 (max_empty_items) (a limit, not damage: --max-empty-items raises it)" "zero-byte records: the limit named"
+run repair --max-empty-items 2 "$tmp/z.avro" "$tmp/z-fixed.avro"
+expect_rc 1 "repair of more zero-byte records than --max-empty-items" && expect_eq "$out" "incomplete: kept 0 records; dropped 1 block over a limit (18 bytes), not damage" "repair: zero-byte records dropped for a limit"
+for args in "tojson --max-depth x $tmp/t.avro" "cat --max-bytes 1Q $tmp/t.avro -o $tmp/q.avro" \
+            "count --max-items -1 $tmp/t.avro" "repair --max-memory $tmp/t.avro" \
+            "getmeta --max-bytes=99999999999999999999 $tmp/t.avro" "concat --max-empty-items 1.5 $tmp/t.avro $tmp/q.avro" \
+            "recodec --codec null --max-block-bytes 1X $tmp/t.avro $tmp/q.avro" "getschema --max-depth= $tmp/t.avro"; do
+  # shellcheck disable=SC2086
+  run $args
+  expect_rc 2 "$args (a bad limit value)"
+done
+run tojson --max-depth x "$tmp/t.avro"
+expect_eq "$err" "avrokit tojson: --max-depth wants a non-negative whole number (K, M, G or T may follow), not 'x'
+Try 'avrokit tojson --help'." "a bad limit value said"
+for c in tojson cat concat recodec repair count getmeta getschema; do
+  run "$c" --help
+  expect_contains "$out" "--max-depth N" "$c --help lists the limits"
+done
+
+# Usage errors exit 2, before anything is read or written.
+run cat --level 99 "$tmp/n-deflate.avro" -o "$tmp/lv.avro"
+expect_rc 2 "cat --level 99 with the input's codec" && expect_eq "$err" "avrokit cat: --level 99: deflate level 99 is not within 1-12
+Try 'avrokit cat --help'." "cat level checked against the input's codec"
+run cat --codec bzip2 --level 10 "$tmp/missing.avro" -o "$tmp/lv.avro"
+expect_rc 2 "cat --codec bzip2 --level 10" && expect_contains "$err" "bzip2 level 10 is not within 1-9" "cat level checked up front"
+run random --schema "$tmp/int.avsc" --count 1 --codec xz --level 10 "$tmp/lv.avro"
+expect_rc 2 "random --level 10 for xz" && expect_contains "$err" "xz level 10 is not within 1-9" "random level checked"
+run fromjson --schema "$tmp/r.avsc" --codec deflate --level 13 "$tmp/a1.json" "$tmp/lv.avro"
+expect_rc 2 "fromjson --level 13 for deflate" && expect_contains "$err" "deflate level 13 is not within 1-12" "fromjson level checked"
+checks=$((checks + 1))
+[ ! -e "$tmp/lv.avro" ] || fail "a bad --level created its output"
+run schema compat "$tmp/missing.avsc" "$tmp/i12w.avsc"
+expect_rc 2 "compat with a missing schema" && expect_eq "$err" "$tmp/missing.avsc: cannot open: No such file or directory" "compat missing schema said"
+run schema compat "$tmp/i12w.avsc" "$tmp/user.avsc"
+expect_rc 2 "compat with an invalid schema" && expect_contains "$err" "lnog" "compat invalid schema said"
+run schema compat "$tmp/i12w.avsc" "$tmp/i12bad.avsc"
+expect_rc 1 "compat incompatible is still 1"
+
+# A reader schema that cannot be used: every problem that stops it, listed;
+# union mismatches list the branches.
+cat >"$tmp/rmany.avsc" <<'EOF2'
+{"type":"record","name":"R","fields":[{"name":"a","type":"boolean"},{"name":"b","type":["null","int"]},
+ {"name":"c","type":{"type":"enum","name":"E","symbols":["X"]}},{"name":"x","type":"int"},{"name":"y","type":"int"}]}
+EOF2
+many="$tmp/i12.avro: its schema cannot be read as the reader schema (4 problems):
+  reader R.fields[0], writer R.fields[0]: int cannot be read as boolean
+  reader R.fields[1], writer R.fields[1]: the writer's string matches no branch of the reader's union [null, int]
+  reader R.fields[3], writer R: \"x\": no default and not in writer
+  reader R.fields[4], writer R: \"y\": no default and not in writer"
+run tojson --reader-schema "$tmp/rmany.avsc" "$tmp/i12.avro"
+expect_rc 1 "tojson with an unusable reader schema" && expect_eq "$err" "$many" "tojson lists every problem"
+run cat --reader-schema "$tmp/rmany.avsc" "$tmp/i12.avro" -o "$tmp/rmany.avro"
+expect_rc 1 "cat with an unusable reader schema" && expect_eq "$err" "$many" "cat lists every problem"
+run_in "$tmp/i12.avro" tojson --reader-schema "$tmp/rmany.avsc" -
+expect_rc 1 "tojson - with an unusable reader schema" && expect_eq "$err" "<stdin>: the file's schema cannot be read as the reader schema: reader R.fields[0]: int cannot be read as boolean (writer R.fields[0])" "from standard input, the first problem"
+printf '{"u":{"string":"x"}}\n' >"$tmp/u.json"
+printf '{"type":"record","name":"U","fields":[{"name":"u","type":["null","string"]}]}' >"$tmp/u.avsc"
+run fromjson --schema "$tmp/u.avsc" "$tmp/u.json" "$tmp/u.avro"
+run tojson --reader-schema '{"type":"record","name":"U","fields":[{"name":"u","type":["null","int","boolean"]}]}' "$tmp/u.avro"
+expect_rc 1 "tojson of a union branch the reader lacks"
+expect_contains "$err" "no branch of the reader's union [null, int, boolean] matches" "the union's branches listed"
+run schema compat "$tmp/u.avsc" '{"type":"record","name":"U","fields":[{"name":"u","type":["null","int"]}]}'
+expect_eq "$out" "incompatible
+  reader U.fields[0], writer U.fields[0].branch[1]: no branch of the reader's union [null, int] matches" "compat lists the union's branches"
 
 # ---- interop data -------------------------------------------------------------------
 

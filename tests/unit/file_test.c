@@ -3062,6 +3062,191 @@ static void test_skip_bad_blocks(void **state)
     }
 }
 
+/* ---- skip mode: a limit is not damage -------------------------------------------------------- */
+
+/* Reads data[0..n) in skip mode with options o (memory, then a file read
+ * through a buffer), going on after every AVK_ERR_LIMIT, and writes what
+ * came into log: "s:TEXT " per string record, "l:N " per long record,
+ * "LIMIT@OFF/BLOCK>END " per limit (END: avk_file_reader_block_offset
+ * after it, where reading goes on). The two must log alike; on_skip must
+ * not be called, bad_blocks must stay 0. */
+static void log_skip_mode(const void *data, size_t n, avk_file_reader_options o, int by_blocks,
+                          char *log, size_t cap)
+{
+    int how;
+    char first[512];
+    for (how = 0; how < 2; how++) {
+        avk_file_reader_stats rs;
+        avk_file_reader *fr = NULL;
+        avk_arena *a = arena_new();
+        avk_error err;
+        avk_value v;
+        avk_file_block blk;
+        skips sk;
+        char p[64];
+        size_t len = 0;
+        int more, guard = 0;
+        memset(&sk, 0, sizeof sk);
+        o.flags = AVK_FILE_SKIP_BAD_BLOCKS;
+        o.on_skip = on_skip;
+        o.on_skip_ctx = &sk;
+        if (how == 0) {
+            AVKT_OK(avk_file_reader_open_memory(data, n, &o, &fr, &err));
+        } else {
+            tmp_path(p);
+            write_whole(p, data, n);
+            AVKT_OK(avk_file_reader_open_path(p, &o, &fr, &err));
+            unlink(p);
+        }
+        log[0] = '\0';
+        while (guard++ < 100) {
+            avk_status st = by_blocks ? avk_file_reader_next_block(fr, &blk, &more, &err)
+                                      : avk_file_reader_next(fr, a, &v, &more, &err);
+            if (st == AVK_ERR_LIMIT) {
+                len += (size_t)snprintf(log + len, cap - len, "LIMIT@%llu/%lld>%llu ",
+                                        (unsigned long long)err.offset, (long long)err.block,
+                                        (unsigned long long)avk_file_reader_block_offset(fr));
+                continue;
+            }
+            if (st != AVK_OK)
+                fail_msg("skip mode returned %s (%s)", avk_status_name(st), err.message);
+            if (!more)
+                break;
+            if (by_blocks)
+                len += (size_t)snprintf(log + len, cap - len, "b:%lld ", (long long)blk.count);
+            else if (avk_type_kind(v.type) == AVK_NULL)
+                len += (size_t)snprintf(log + len, cap - len, "null ");
+            else if (avk_type_kind(v.type) == AVK_STRING)
+                len += (size_t)snprintf(log + len, cap - len, "s:%.*s ", (int)v.u.bytes.len,
+                                        (const char *)v.u.bytes.data);
+            else
+                len += (size_t)snprintf(log + len, cap - len, "l:%lld ", (long long)v.u.l);
+            avk_arena_reset(a);
+        }
+        assert_int_equal(sk.calls, 0);
+        avk_file_reader_get_stats(fr, &rs);
+        AVKT_ASSERT_I64_EQ(rs.bad_blocks, 0);
+        avk_file_reader_free(fr);
+        avk_arena_free(a);
+        if (how == 0)
+            snprintf(first, sizeof first, "%s", log);
+        else
+            assert_string_equal(log, first);
+    }
+}
+
+static void test_skip_mode_limits(void **state)
+{
+    avk_file_reader_options o = ropts(0);
+    char log[512], want[512];
+    craft c;
+    bb d;
+    (void)state;
+
+    /* A string over max_bytes in B1 (its first record, then its second):
+     * B0 comes out, the limit is returned at B1 with the records before it,
+     * and B2 follows; nothing is called damage. */
+    craft_header(&c, "\"string\"", NULL);
+    memset(&d, 0, sizeof d);
+    bb_str(&d, "ab");
+    bb_str(&d, "cd");
+    craft_raw(&c, 2, (int64_t)d.len, d.p, d.len, SYNC, 2);
+    bb_free(&d);
+    bb_str(&d, "x");
+    bb_str(&d, "abcdefgh");
+    bb_str(&d, "y");
+    craft_raw(&c, 3, (int64_t)d.len, d.p, d.len, SYNC, 3);
+    bb_free(&d);
+    bb_str(&d, "ok");
+    craft_raw(&c, 1, (int64_t)d.len, d.p, d.len, SYNC, 1);
+    bb_free(&d);
+    o.limits.max_bytes = 4;
+    log_skip_mode(c.b.p, c.b.len, o, 0, log, sizeof log);
+    snprintf(want, sizeof want, "s:ab s:cd s:x LIMIT@%llu/1>%llu s:ok ",
+             (unsigned long long)c.off[1], (unsigned long long)c.off[2]);
+    assert_string_equal(log, want);
+    /* With the limit raised, every record is read and nothing is skipped. */
+    o.limits.max_bytes = 0;
+    log_skip_mode(c.b.p, c.b.len, o, 0, log, sizeof log);
+    assert_string_equal(log, "s:ab s:cd s:x s:abcdefgh s:y s:ok ");
+    craft_free(&c);
+
+    /* A block above max_block_bytes (B2: 10 records) between good ones:
+     * returned as a limit by next and by next_block, then B3. */
+    craft_two_good(&c, AVK_CODEC_NULL);
+    craft_block(&c, AVK_CODEC_NULL, 10);
+    craft_block(&c, AVK_CODEC_NULL, 1);
+    o.max_block_bytes = 12;
+    log_skip_mode(c.b.p, c.b.len, o, 0, log, sizeof log);
+    snprintf(want, sizeof want,
+             "l:%lld l:%lld l:%lld l:%lld l:%lld l:%lld LIMIT@%llu/2>%llu l:%lld ", (long long)lv(0),
+             (long long)lv(1), (long long)lv(2), (long long)lv(3), (long long)lv(4),
+             (long long)lv(5), (unsigned long long)c.off[2], (unsigned long long)c.off[3],
+             (long long)lv(16));
+    assert_string_equal(log, want);
+    log_skip_mode(c.b.p, c.b.len, o, 1, log, sizeof log);
+    snprintf(want, sizeof want, "b:3 b:3 LIMIT@%llu/2>%llu b:1 ", (unsigned long long)c.off[2],
+             (unsigned long long)c.off[3]);
+    assert_string_equal(log, want);
+    o.max_block_bytes = 0;
+    craft_free(&c);
+
+    /* A block that decompresses beyond max_block_data (deflate). */
+    {
+        avk_buffer z;
+        memset(&d, 0, sizeof d);
+        avk_buffer_init(&z, NULL);
+        craft_two_good(&c, AVK_CODEC_DEFLATE);
+        longs_data(&d, 6, 200);
+        AVKT_OK(avk_codec_compress(AVK_CODEC_DEFLATE, 0, d.p, d.len, &z, NULL));
+        craft_raw(&c, 200, (int64_t)z.len, z.data, z.len, SYNC, 200);
+        craft_block(&c, AVK_CODEC_DEFLATE, 1);
+        o.max_block_data = 64;
+        log_skip_mode(c.b.p, c.b.len, o, 0, log, sizeof log);
+        snprintf(want, sizeof want,
+                 "l:%lld l:%lld l:%lld l:%lld l:%lld l:%lld LIMIT@%llu/2>%llu l:%lld ",
+                 (long long)lv(0), (long long)lv(1), (long long)lv(2), (long long)lv(3),
+                 (long long)lv(4), (long long)lv(5), (unsigned long long)c.off[2],
+                 (unsigned long long)c.off[3], (long long)lv(206));
+        assert_string_equal(log, want);
+        o.max_block_data = 0;
+        avk_buffer_destroy(&z);
+        bb_free(&d);
+        craft_free(&c);
+    }
+
+    /* Records of zero bytes: only max_empty_items bounds a block's count,
+     * and the error names that limit. */
+    {
+        avk_file_reader *fr = NULL;
+        avk_arena *a = arena_new();
+        avk_error err;
+        avk_value v;
+        int more;
+        craft_header(&c, "\"null\"", NULL);
+        craft_raw(&c, 5, 0, NULL, 0, SYNC, 5);
+        craft_raw(&c, 1, 0, NULL, 0, SYNC, 1);
+        o.limits.max_empty_items = 2;
+        log_skip_mode(c.b.p, c.b.len, o, 0, log, sizeof log);
+        snprintf(want, sizeof want, "LIMIT@%llu/0>%llu null ", (unsigned long long)c.off[0],
+                 (unsigned long long)c.off[1]);
+        assert_string_equal(log, want);
+        o.flags = 0;
+        o.on_skip = NULL;
+        AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+        AVKT_ASSERT_STATUS(avk_file_reader_next(fr, a, &v, &more, &err), AVK_ERR_LIMIT);
+        snprintf(want, sizeof want,
+                 "block 0 at byte %llu: a count of 5 records of zero bytes each exceeds "
+                 "the limit of 2 (max_empty_items)",
+                 (unsigned long long)c.off[0]);
+        assert_string_equal(err.message, want);
+        avk_file_reader_free(fr);
+        avk_arena_free(a);
+        o.limits.max_empty_items = 0;
+        craft_free(&c);
+    }
+}
+
 /* ---- failing allocations ----------------------------------------------------------------- */
 
 /* Fail the Nth allocation of open + read for every N: each failure is
@@ -3463,6 +3648,7 @@ int main(void)
         cmocka_unit_test(test_next_block_counts),
         cmocka_unit_test(test_every_prefix),
         cmocka_unit_test(test_skip_bad_blocks),
+        cmocka_unit_test(test_skip_mode_limits),
         cmocka_unit_test(test_failing_allocator_read),
         cmocka_unit_test(test_failing_allocator_write),
         cmocka_unit_test(test_threads_workers),
@@ -3478,6 +3664,7 @@ int main(void)
         THREADED(test_next_block_counts),
         THREADED(test_every_prefix),
         THREADED(test_skip_bad_blocks),
+        THREADED(test_skip_mode_limits),
         THREADED(test_failing_allocator_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

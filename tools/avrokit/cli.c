@@ -1,4 +1,4 @@
-/* CLI helpers shared by every command: dispatch through a command table, usage errors, reading inputs, stdout. */
+/* CLI helpers shared by every command: dispatch through a command table, usage errors, options, reading inputs and schemas, opening files, stdout. */
 /* POSIX: stat, getpid, clock_gettime (the build is strict C11). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -163,10 +163,13 @@ int avkcli_stdout_close(avk_writer *w, avk_status st, const avk_error *err)
 int avkcli_parse_options(const char *prefix, int argc, char **argv, const avkcli_option *opts,
                          size_t nopts, char **pos, size_t *npos, int *help)
 {
-    int i, options = 1;
+    int i, options = 1, limits = 0, rc;
     size_t k;
     *npos = 0;
     *help = 0;
+    for (k = 0; k < nopts; k++)
+        if (strcmp(opts[k].name, AVKCLI_LIMITS_NAME) == 0)
+            limits = 1;
     for (i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!options || arg[0] != '-' || arg[1] == '\0') {
@@ -181,12 +184,20 @@ int avkcli_parse_options(const char *prefix, int argc, char **argv, const avkcli
             *help = 1;
             return AVKCLI_OK;
         }
+        if (limits && avkcli_limit_option(prefix, arg, argc, argv, &i, &rc)) {
+            if (rc != AVKCLI_OK)
+                return rc;
+            continue;
+        }
         for (k = 0; k < nopts; k++) {
             const avkcli_option *o = &opts[k];
             size_t n = strlen(o->name);
             const char *inline_value = NULL;
-            int match = strcmp(arg, o->name) == 0 ||
-                        (o->short_name && arg[1] == o->short_name && arg[2] == '\0');
+            int match;
+            if (!o->value && !o->flag) /* the limits' entry */
+                continue;
+            match = strcmp(arg, o->name) == 0 ||
+                    (o->short_name && arg[1] == o->short_name && arg[2] == '\0');
             if (!match && o->value && strncmp(arg, o->name, n) == 0 && arg[n] == '=') {
                 match = 1;
                 inline_value = arg + n + 1;
@@ -255,6 +266,22 @@ int avkcli_parse_double(const char *prefix, const char *option, const char *text
     return AVKCLI_OK;
 }
 
+int avkcli_check_level(const char *prefix, avk_codec codec, int level)
+{
+    avk_buffer buf;
+    avk_error err;
+    avk_status st;
+    if (level == 0 || codec == AVK_CODEC_NULL || codec == AVK_CODEC_SNAPPY)
+        return AVKCLI_OK;
+    /* The codec itself knows its range: compressing nothing asks it. */
+    avk_buffer_init(&buf, NULL);
+    st = avk_codec_compress(codec, level, NULL, 0, &buf, &err);
+    avk_buffer_destroy(&buf);
+    if (st == AVK_ERR_INVALID_ARGUMENT)
+        return avkcli_usage_error(prefix, "--level %d: %s", level, err.message);
+    return AVKCLI_OK;
+}
+
 int avkcli_parse_codec(const char *prefix, const char *text, avk_codec *out)
 {
     avk_error err;
@@ -274,17 +301,21 @@ void avkcli_report(const char *path, const avk_error *err)
 {
     const char *name = avkcli_display_name(path);
     char num[24];
+    const char *flag = err->status == AVK_ERR_LIMIT ? avkcli_limit_flag(err->message) : NULL;
+    char hint[64] = "";
+    if (flag) /* a limit, not damage: say how to read the file anyway */
+        snprintf(hint, sizeof hint, " (a limit, not damage: %s raises it)", flag);
     snprintf(num, sizeof num, "%llu", (unsigned long long)err->offset);
     /* The library's messages usually say where already ("block 3 at byte
      * 197204: ..."); add the offset only when they do not. */
     if (err->offset != AVK_OFFSET_UNKNOWN && !strstr(err->message, num))
-        fprintf(stderr, "%s: %s (at byte offset %llu)\n", name, err->message,
-                (unsigned long long)err->offset);
+        fprintf(stderr, "%s: %s (at byte offset %llu)%s\n", name, err->message,
+                (unsigned long long)err->offset, hint);
     else
-        fprintf(stderr, "%s: %s\n", name, err->message);
+        fprintf(stderr, "%s: %s%s\n", name, err->message, hint);
 }
 
-int avkcli_load_schema(const char *path, avk_schema **out)
+int avkcli_load_schema_file(const char *path, avk_schema **out)
 {
     char *text;
     size_t len;
@@ -301,15 +332,93 @@ int avkcli_load_schema(const char *path, avk_schema **out)
     return rc;
 }
 
-int avkcli_reader_open(const char *path, const avk_file_reader_options *opts,
-                       avk_file_reader **out)
+int avkcli_load_schema(const char *arg, avk_schema **out)
 {
+    struct stat st;
+    const char *p = arg;
     avk_error err;
-    if (avk_file_reader_open_path(path, opts, out, &err) != AVK_OK) {
-        avkcli_report(path, &err);
+    *out = NULL;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    /* A file that exists is a file, whatever its name looks like. */
+    if (strcmp(arg, "-") == 0 || stat(arg, &st) == 0 || (*p != '{' && *p != '[' && *p != '"'))
+        return avkcli_load_schema_file(arg, out);
+    if (avk_schema_parse(arg, strlen(arg), NULL, out, &err) != AVK_OK) {
+        fprintf(stderr, "<schema text>: %s\n", err.message);
         return AVKCLI_FAIL;
     }
     return AVKCLI_OK;
+}
+
+int avkcli_load_schema_option(const char *prefix, const char *option, const char *text,
+                              const char *file, avk_schema **out)
+{
+    *out = NULL;
+    if (text && file)
+        return avkcli_usage_error(prefix, "give %s or %s-file, not both", option, option);
+    if (file)
+        return avkcli_load_schema_file(file, out);
+    return text ? avkcli_load_schema(text, out) : AVKCLI_OK;
+}
+
+static void count_problem(void *ctx, const avk_compat_problem *p)
+{
+    (void)p;
+    ++*(size_t *)ctx;
+}
+
+static void print_problem(void *ctx, const avk_compat_problem *p)
+{
+    (void)ctx;
+    fprintf(stderr, "  reader %s, writer %s: %s\n", p->reader_path, p->writer_path, p->message);
+}
+
+/* After a reader schema failed to resolve: every problem that stops it,
+ * from the file's schema (the header is read again, so not for standard
+ * input). Returns AVKCLI_OK when they were printed. */
+static int print_resolution_problems(const char *path, const avk_file_reader_options *opts)
+{
+    avk_file_reader_options plain = *opts;
+    avk_file_reader *fr;
+    const avk_type *w, *r = avk_schema_root(opts->reader_schema);
+    size_t n = 0;
+    if (strcmp(path, "-") == 0)
+        return AVKCLI_FAIL;
+    plain.reader_schema = NULL;
+    if (avk_file_reader_open_path(path, &plain, &fr, NULL) != AVK_OK)
+        return AVKCLI_FAIL;
+    w = avk_schema_root(avk_file_reader_schema(fr));
+    avk_schema_check_resolvable(w, r, count_problem, &n, NULL);
+    if (n > 0) {
+        fprintf(stderr, "%s: its schema cannot be read as the reader schema (%zu problem%s):\n",
+                path, n, n == 1 ? "" : "s");
+        avk_schema_check_resolvable(w, r, print_problem, NULL, NULL);
+    }
+    avk_file_reader_free(fr);
+    return n > 0 ? AVKCLI_OK : AVKCLI_FAIL;
+}
+
+int avkcli_reader_open(const char *path, const avk_file_reader_options *opts,
+                       avk_file_reader **out)
+{
+    avk_file_reader_options o;
+    avk_error err;
+    avk_status st;
+    if (opts) {
+        o = *opts;
+    } else {
+        memset(&o, 0, sizeof o);
+        o.struct_size = sizeof o;
+    }
+    avkcli_limits_apply(&o);
+    st = avk_file_reader_open_path(path, &o, out, &err);
+    if (st == AVK_OK)
+        return AVKCLI_OK;
+    if (st == AVK_ERR_RESOLUTION && o.reader_schema &&
+        print_resolution_problems(path, &o) == AVKCLI_OK)
+        return AVKCLI_FAIL;
+    avkcli_report(path, &err);
+    return AVKCLI_FAIL;
 }
 
 int avkcli_check_output(const char *output, char **inputs, size_t ninputs)
@@ -364,38 +473,6 @@ void avkcli_writer_options(avk_file_writer_options *o, const avk_file_reader *fr
         meta[o->meta_count].len = len;
         o->meta_count++;
     }
-}
-
-int avkcli_writer_open(const char *path, const avk_schema *schema,
-                       const avk_file_writer_options *opts, avk_file_writer **out)
-{
-    avk_error err;
-    if (avk_file_writer_open_path(path, schema, opts, out, &err) != AVK_OK) {
-        fprintf(stderr, "%s: %s\n", strcmp(path, "-") == 0 ? "<stdout>" : path, err.message);
-        return AVKCLI_FAIL;
-    }
-    return AVKCLI_OK;
-}
-
-int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc)
-{
-    avk_error err;
-    int is_stdout = strcmp(path, "-") == 0;
-    if (!fw)
-        return rc;
-    if (rc == AVKCLI_OK) {
-        if (avk_file_writer_close(fw, &err) == AVK_OK)
-            return AVKCLI_OK;
-        fprintf(stderr, "%s: %s\n", is_stdout ? "<stdout>" : path, err.message);
-        rc = AVKCLI_FAIL;
-    } else {
-        avk_file_writer_free(fw);
-    }
-    /* A half-written file looks valid up to its last block: remove it so
-     * that a failed run leaves nothing to mistake for a result. */
-    if (!is_stdout)
-        remove(path);
-    return rc;
 }
 
 char *avkcli_canonical(const avk_type *t)

@@ -29,9 +29,11 @@ typedef struct avkcli_command {
 } avkcli_command;
 
 /* Commands (one per cmd_<name>.c). */
+int avkcli_cmd_canonical(int argc, char **argv);   /* schema canonical, top-level */
 int avkcli_cmd_cat(int argc, char **argv);
 int avkcli_cmd_concat(int argc, char **argv);
 int avkcli_cmd_count(int argc, char **argv);
+int avkcli_cmd_fingerprint(int argc, char **argv); /* schema fingerprint, top-level */
 int avkcli_cmd_fromjson(int argc, char **argv);
 int avkcli_cmd_getmeta(int argc, char **argv);
 int avkcli_cmd_getschema(int argc, char **argv);
@@ -95,11 +97,31 @@ typedef struct avkcli_option {
     const char *what;   /* what the value is, for "needs a value" messages */
 } avkcli_option;
 
+/* An entry of an option table that stands for all the limit options of
+ * reading commands (--max-depth N, --max-bytes N, --max-items N,
+ * --max-empty-items N, --max-memory N, --max-block-bytes N,
+ * --max-header-bytes N): put it in the table, and AVKCLI_LIMITS_HELP in
+ * the help, and every file avkcli_reader_open opens gets those limits. */
+#define AVKCLI_LIMITS_NAME "--max-<limit>"
+#define AVKCLI_LIMIT_OPTIONS {AVKCLI_LIMITS_NAME, 0, NULL, NULL, "a size or count"}
+
+#define AVKCLI_LIMITS_HELP                                                                     \
+    "Limits on what the input may claim (0: the default; N may end in K, M, G or T,\n"          \
+    "powers of 1024). A valid file beyond one fails with the limit named, never as damage:\n"   \
+    "  --max-depth N         nesting of one value (default 1000000)\n"                         \
+    "  --max-bytes N         one string or bytes value (default 256M)\n"                       \
+    "  --max-items N         items of one array or map (default 64M)\n"                        \
+    "  --max-empty-items N   zero-byte items (nulls, empty records) in one value (1M)\n"        \
+    "  --max-memory N        memory one decoded record may take (default 1G)\n"                \
+    "  --max-block-bytes N   one block, as stored and decompressed (default 1G)\n"             \
+    "  --max-header-bytes N  the header's metadata (default 64M)\n"
+
 /* Parses argv[1..argc) against opts: "-h"/"--help" set *help (and stop),
  * "--" ends the options, "-" alone is a positional argument (standard
  * input or output). Positional arguments are stored in pos (room for argc
- * entries), their number in *npos. Returns AVKCLI_OK or a usage error
- * (already reported under prefix). */
+ * entries), their number in *npos. An AVKCLI_LIMIT_OPTIONS entry takes the
+ * limit options (their values are checked here). Returns AVKCLI_OK or a
+ * usage error (already reported under prefix). */
 int avkcli_parse_options(const char *prefix, int argc, char **argv, const avkcli_option *opts,
                          size_t nopts, char **pos, size_t *npos, int *help);
 
@@ -116,18 +138,54 @@ int avkcli_parse_double(const char *prefix, const char *option, const char *text
  * names. */
 int avkcli_parse_codec(const char *prefix, const char *text, avk_codec *out);
 
+/* Checks a compression level for codec up front (0: the codec's default;
+ * deflate 1-12, zstandard its own range, bzip2 and xz 1-9; null and snappy
+ * take any). A level the codec refuses is a usage error naming --level and
+ * the range. */
+int avkcli_check_level(const char *prefix, avk_codec codec, int level);
+
+/* The limit options given on the command line (see AVKCLI_LIMIT_OPTIONS):
+ * fills the limits of o that are still 0 (the library's defaults). */
+void avkcli_limits_apply(avk_file_reader_options *o);
+
+/* For a message of an AVK_ERR_LIMIT error: the option that raises the
+ * limit it names ("--max-bytes"), or NULL. */
+const char *avkcli_limit_flag(const char *message);
+
+/* Used by avkcli_parse_options: when arg is a limit option, takes its value
+ * (from arg after '=', or argv[*i + 1], moving *i), stores it, sets *rc
+ * (AVKCLI_OK or a reported usage error) and returns 1; otherwise 0. */
+int avkcli_limit_option(const char *prefix, const char *arg, int argc, char **argv, int *i,
+                        int *rc);
+
 /* ---- files ---------------------------------------------------------------- */
 
 /* Prints "<file>: <message>" for an error from the library, adding the
- * byte offset when the message does not already give it. */
+ * byte offset when the message does not already give it, and for a limit
+ * the option that raises it. */
 void avkcli_report(const char *path, const avk_error *err);
 
-/* Reads and parses a schema file ("-": standard input). On failure prints
- * "FILE: <message>" and returns AVKCLI_FAIL. */
-int avkcli_load_schema(const char *path, avk_schema **out);
+/* Parses a schema given on the command line (--schema, --reader-schema,
+ * schema files of the schema commands): a file that exists at arg is read
+ * ("-": standard input); otherwise text whose first character that is not
+ * a space is '{', '[' or '"' is the schema's JSON itself; anything else is
+ * a file name (that does not exist). On failure prints "FILE: <message>"
+ * ("<schema text>: ..." for JSON given inline) and returns AVKCLI_FAIL. */
+int avkcli_load_schema(const char *arg, avk_schema **out);
 
-/* Opens a container file for reading; opts may be NULL. On failure prints
- * the error (naming the file) and returns AVKCLI_FAIL. */
+/* The same for a file only (--schema-file, --reader-schema-file). */
+int avkcli_load_schema_file(const char *path, avk_schema **out);
+
+/* For commands taking both spellings (--schema S / --schema-file F):
+ * loads the one given (usage error when both are), or sets *out NULL
+ * when neither is. Returns AVKCLI_OK, AVKCLI_FAIL or AVKCLI_USAGE. */
+int avkcli_load_schema_option(const char *prefix, const char *option, const char *text,
+                              const char *file, avk_schema **out);
+
+/* Opens a container file for reading; opts may be NULL. The limit options
+ * of the command line apply (see AVKCLI_LIMIT_OPTIONS). On failure prints
+ * the error (naming the file) and returns AVKCLI_FAIL; when a reader
+ * schema cannot be resolved, every problem that stops it is listed. */
 int avkcli_reader_open(const char *path, const avk_file_reader_options *opts,
                        avk_file_reader **out);
 
@@ -151,14 +209,32 @@ void avkcli_writer_options(avk_file_writer_options *o, const avk_file_reader *fr
  * (with a message) when out of memory. */
 avk_file_meta *avkcli_meta_alloc(const avk_file_reader *fr);
 
-/* Creates a container file ("-": standard output). On failure prints the
- * error and returns AVKCLI_FAIL. */
+/* Creates a container file ("-": standard output) without harming what is
+ * at path (cli_output.c):
+ * - a regular file, existing or not: the records go to a new temporary
+ *   file in the same directory (".NAME.avrokit-XXXXXX", with the mode an
+ *   existing file has, else 0666 less the umask; owner and group kept
+ *   where permitted), renamed over path by avkcli_writer_finish on
+ *   success. Until then path is untouched; a failure removes only the
+ *   temporary file. A symbolic link to a regular file: the file it points
+ *   to is replaced, the link stays; a link to nothing is refused. Other
+ *   hard links to an existing file keep its old contents.
+ * - a device, FIFO or socket: written straight (opened without
+ *   truncating), never removed; a directory is refused.
+ * - a directory that cannot be written: an error before anything changes.
+ * A level opts->codec refuses is a usage error (AVKCLI_USAGE). On failure
+ * prints the error and returns AVKCLI_FAIL. */
 int avkcli_writer_open(const char *path, const avk_schema *schema,
                        const avk_file_writer_options *opts, avk_file_writer **out);
 
-/* Closes a writer that succeeded (flushing; a failure is printed and gives
- * AVKCLI_FAIL), or, when rc is not AVKCLI_OK, frees it and removes the
- * partial file (unless it is standard output). Returns the final status. */
+/* Finishes a writer from avkcli_writer_open (fw NULL: returns rc). When rc
+ * is AVKCLI_OK: closes it (flushing), then for a temporary file fsyncs it
+ * (so that a crash cannot leave an empty file under the old name) and
+ * renames it over the target; any failure is printed and gives
+ * AVKCLI_FAIL. When rc is not AVKCLI_OK, or that failed: frees the writer
+ * and removes the temporary file, so an existing file stays exactly as it
+ * was; a device, FIFO or standard output is never removed. Returns the
+ * final status. */
 int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc);
 
 /* The Parsing Canonical Form of t in a malloc'd NUL-terminated string, or

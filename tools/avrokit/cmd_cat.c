@@ -11,26 +11,33 @@
 
 static const char *const help =
     "Usage: " PREFIX " [options] FILE... -o OUT.avro\n"
+    "       " PREFIX " [options] FILE... OUT.avro\n"
     "\n"
     "Copies the records of the container files FILE... ('-': standard input), in\n"
-    "order, into one container file OUT.avro ('-': standard output). The files must\n"
-    "share one schema (the same Parsing Canonical Form); the output has the first\n"
-    "file's schema, user metadata and, unless --codec says otherwise, codec.\n"
-    "With --reader-schema the files may have any schemas that resolve to it: each\n"
-    "record is read through it and the output has that schema.\n"
+    "order, into one container file OUT.avro ('-': standard output), given with -o\n"
+    "or, as avro-tools takes it, as the last of two or more file arguments. The\n"
+    "files must share one schema (the same Parsing Canonical Form); the output has\n"
+    "the first file's schema, user metadata and, unless --codec says otherwise,\n"
+    "codec. With --reader-schema the files may have any schemas that resolve to it:\n"
+    "each record is read through it and the output has that schema.\n"
     "Records are decoded and encoded again; see concat to copy whole blocks.\n"
+    "OUT.avro is written beside itself and replaces an existing file only when\n"
+    "the command succeeds.\n"
     "\n"
     "Options:\n"
-    "  -o, --output OUT  the output file (required)\n"
+    "  -o, --output OUT  the output file\n"
     "  --codec C         null, deflate, snappy, zstandard, bzip2 or xz\n"
     "  --level L         the codec's compression level (0: its default)\n"
     "  --offset N        skip the first N records (over all files)\n"
     "  --limit N         write at most N records\n"
     "  --samplerate R    keep each record with probability R (0 to 1)\n"
     "  --seed S          seed of the sampling, for the same choice on every run\n"
-    "  --reader-schema S read every file through the schema in file S\n"
+    "  --reader-schema S read every file through schema S: a file, or the schema's\n"
+    "                    JSON itself (text starting with {, [ or \")\n"
+    "  --reader-schema-file F  the same, from file F only\n"
     "  --quiet           no progress line on standard error\n"
     "  -h, --help        show this help and exit\n"
+    "\n" AVKCLI_LIMITS_HELP
     "\n"
     "Example:\n"
     "  " PREFIX " --samplerate 0.01 --seed 7 day1.avro day2.avro -o sample.avro\n";
@@ -125,15 +132,16 @@ static int open_same(const char *path, const char *first, const char *canon,
 int avkcli_cmd_cat(int argc, char **argv)
 {
     const char *output = NULL, *codec = NULL, *level = NULL, *offset = NULL, *limit = NULL,
-               *rate = NULL, *seed = NULL, *reader_path = NULL;
+               *rate = NULL, *seed = NULL, *reader_text = NULL, *reader_file = NULL;
     avk_schema *reader_schema = NULL;
-    int quiet = 0, help_wanted, rc;
+    int quiet = 0, help_wanted, rc, level_value = 0;
     size_t npos, i;
     char **pos, *canon = NULL;
     uint64_t seed_value = 0, total = 0;
     avk_file_reader *first = NULL, *fr;
     avk_file_meta *meta = NULL;
     avk_file_writer_options wo;
+    avk_codec codec_value = AVK_CODEC_NULL;
     avk_error err;
     cat_state s;
     const avkcli_option opts[] = {
@@ -144,8 +152,10 @@ int avkcli_cmd_cat(int argc, char **argv)
         {"--limit", 0, &limit, NULL, "a number of records"},
         {"--samplerate", 0, &rate, NULL, "a probability from 0 to 1"},
         {"--seed", 0, &seed, NULL, "a whole number"},
-        {"--reader-schema", 0, &reader_path, NULL, "a schema file"},
+        {"--reader-schema", 0, &reader_text, NULL, "a schema file or JSON"},
+        {"--reader-schema-file", 0, &reader_file, NULL, "a schema file"},
         {"--quiet", 'q', NULL, &quiet, NULL},
+        AVKCLI_LIMIT_OPTIONS,
     };
     memset(&s, 0, sizeof s);
     s.left = UINT64_MAX;
@@ -168,20 +178,25 @@ int avkcli_cmd_cat(int argc, char **argv)
         rc = avkcli_parse_double(PREFIX, "--samplerate", rate, 0.0, 1.0, &s.rate);
     if (rc == AVKCLI_OK)
         rc = avkcli_parse_u64(PREFIX, "--seed", seed, &seed_value);
-    if (rc == AVKCLI_OK && level) {
-        int l = 0;
-        rc = avkcli_parse_int(PREFIX, "--level", level, &l);
-    }
-    if (rc == AVKCLI_OK && codec) {
-        avk_codec c;
-        rc = avkcli_parse_codec(PREFIX, codec, &c);
-    }
+    if (rc == AVKCLI_OK)
+        rc = avkcli_parse_int(PREFIX, "--level", level, &level_value);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_parse_codec(PREFIX, codec, &codec_value);
+    /* With a codec named, its level is checked now; otherwise once the
+     * first file says its codec. */
+    if (rc == AVKCLI_OK && codec)
+        rc = avkcli_check_level(PREFIX, codec_value, level_value);
+    /* avro-tools' form: the last of two or more files is the output. */
+    if (rc == AVKCLI_OK && !output && npos >= 2)
+        output = pos[--npos];
     if (rc == AVKCLI_OK && !output)
-        rc = avkcli_usage_error(PREFIX, "missing -o OUT.avro ('-' for standard output)");
+        rc = avkcli_usage_error(PREFIX, "missing -o OUT.avro (or OUT.avro after the inputs; '-' "
+                                        "for standard output)");
     if (rc == AVKCLI_OK && npos == 0)
         rc = avkcli_usage_error(PREFIX, "missing FILE (use '-' for standard input)");
-    if (rc == AVKCLI_OK && reader_path)
-        rc = avkcli_load_schema(reader_path, &reader_schema);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_load_schema_option(PREFIX, "--reader-schema", reader_text, reader_file,
+                                       &reader_schema);
     if (rc != AVKCLI_OK) {
         free(pos);
         return rc;
@@ -203,9 +218,12 @@ int avkcli_cmd_cat(int argc, char **argv)
     }
     if (rc == AVKCLI_OK) {
         avkcli_writer_options(&wo, first, meta);
-        wo.codec = avk_file_reader_codec(first, NULL);
-        avkcli_parse_codec(PREFIX, codec, &wo.codec);
-        avkcli_parse_int(PREFIX, "--level", level, &wo.level);
+        wo.codec = codec ? codec_value : avk_file_reader_codec(first, NULL);
+        wo.level = level_value;
+        if (!codec)
+            rc = avkcli_check_level(PREFIX, wo.codec, wo.level);
+    }
+    if (rc == AVKCLI_OK) {
         rc = avkcli_writer_open(output,
                                 reader_schema ? reader_schema : avk_file_reader_schema(first),
                                 &wo, &s.fw);

@@ -17,10 +17,13 @@ static const char *const help =
     "Canonical Form). Blocks of files with the first file's codec are copied as\n"
     "they are, without decompressing or decoding them; the records of the other\n"
     "files are decoded and written again with the first file's codec.\n"
+    "OUT.avro is written beside itself and replaces an existing file only when\n"
+    "the command succeeds.\n"
     "\n"
     "Options:\n"
     "  --quiet      no progress line on standard error\n"
     "  -h, --help   show this help and exit\n"
+    "\n" AVKCLI_LIMITS_HELP
     "\n"
     "Example:\n"
     "  " PREFIX " part-0.avro part-1.avro part-2.avro all.avro\n";
@@ -98,6 +101,7 @@ int avkcli_cmd_concat(int argc, char **argv)
     concat_state s;
     const avkcli_option opts[] = {
         {"--quiet", 'q', NULL, &quiet, NULL},
+        AVKCLI_LIMIT_OPTIONS,
     };
     memset(&s, 0, sizeof s);
     pos = (char **)malloc(sizeof *pos * (size_t)argc);

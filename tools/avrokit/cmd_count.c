@@ -20,6 +20,7 @@ static const char *const help =
     "\n"
     "Options:\n"
     "  -h, --help   show this help and exit\n"
+    "\n" AVKCLI_LIMITS_HELP
     "\n"
     "Example:\n"
     "  " PREFIX " part-*.avro\n";
@@ -52,10 +53,11 @@ int avkcli_cmd_count(int argc, char **argv)
     size_t npos, i;
     char **pos;
     uint64_t n, total = 0;
+    const avkcli_option opts[] = {AVKCLI_LIMIT_OPTIONS};
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
     if (!pos)
         return AVKCLI_FAIL;
-    rc = avkcli_parse_options(PREFIX, argc, argv, NULL, 0, pos, &npos, &help_wanted);
+    rc = avkcli_parse_options(PREFIX, argc, argv, opts, 1, pos, &npos, &help_wanted);
     if (rc == AVKCLI_OK && help_wanted) {
         fputs(help, stdout);
         free(pos);

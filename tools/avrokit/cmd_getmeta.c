@@ -24,6 +24,7 @@ static const char *const help =
     "  --key K      print only the value of K, as stored (bytes unchanged), or fail\n"
     "               with status 1 when FILE has no such key\n"
     "  -h, --help   show this help and exit\n"
+    "\n" AVKCLI_LIMITS_HELP
     "\n"
     "Example:\n"
     "  " PREFIX " users.avro\n"
@@ -128,6 +129,7 @@ int avkcli_cmd_getmeta(int argc, char **argv)
     const uint8_t *value;
     const avkcli_option opts[] = {
         {"--key", 'k', &key, NULL, "a metadata key such as avro.codec"},
+        AVKCLI_LIMIT_OPTIONS,
     };
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
     if (!pos)

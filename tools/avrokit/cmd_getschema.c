@@ -15,14 +15,18 @@ static const char *const help =
     "\n"
     "Options:\n"
     "  --canonical  print the schema's Parsing Canonical Form instead\n"
+    "  --pretty     print the schema as indented JSON (every attribute kept, full\n"
+    "               names, named types after their first use by name)\n"
     "  -h, --help   show this help and exit\n"
+    "\n" AVKCLI_LIMITS_HELP
     "\n"
     "Example:\n"
-    "  " PREFIX " --canonical users.avro\n";
+    "  " PREFIX " --canonical users.avro\n"
+    "  " PREFIX " --pretty users.avro\n";
 
 int avkcli_cmd_getschema(int argc, char **argv)
 {
-    int canonical = 0, help_wanted, rc;
+    int canonical = 0, pretty = 0, help_wanted, rc;
     size_t npos, len = 0;
     char **pos;
     avk_file_reader *fr;
@@ -32,6 +36,8 @@ int avkcli_cmd_getschema(int argc, char **argv)
     const uint8_t *text;
     const avkcli_option opts[] = {
         {"--canonical", 0, NULL, &canonical, NULL},
+        {"--pretty", 0, NULL, &pretty, NULL},
+        AVKCLI_LIMIT_OPTIONS,
     };
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
     if (!pos)
@@ -46,6 +52,9 @@ int avkcli_cmd_getschema(int argc, char **argv)
     if (rc == AVKCLI_OK && npos != 1)
         rc = npos ? avkcli_usage_error(PREFIX, "one FILE only; '%s' is extra", pos[1])
                   : avkcli_usage_error(PREFIX, "missing FILE (use '-' for standard input)");
+    if (rc == AVKCLI_OK && canonical && pretty)
+        rc = avkcli_usage_error(PREFIX, "--canonical and --pretty do not go together (the "
+                                        "canonical form has no spaces)");
     if (rc == AVKCLI_OK)
         rc = avkcli_reader_open(pos[0], NULL, &fr);
     if (rc != AVKCLI_OK) {
@@ -56,6 +65,8 @@ int avkcli_cmd_getschema(int argc, char **argv)
     if (rc == AVKCLI_OK) {
         if (canonical) {
             st = avk_type_write_canonical(avk_schema_root(avk_file_reader_schema(fr)), &w, &err);
+        } else if (pretty) {
+            st = avk_type_write_json(avk_schema_root(avk_file_reader_schema(fr)), 1, &w, &err);
         } else {
             text = avk_file_reader_meta(fr, "avro.schema", &len);
             st = avk_writer_write_raw(&w, text, len, &err);

@@ -14,10 +14,13 @@ static const char *const help =
     "\n"
     "Writes N random records of the schema in S.avsc to the container file OUT.avro\n"
     "('-': standard output). With --seed the output is the same, byte for byte, on\n"
-    "every run (the file's sync marker comes from the seed too).\n"
+    "every run (the file's sync marker comes from the seed too). OUT.avro is\n"
+    "written beside itself and replaces an existing file only on success.\n"
     "\n"
     "Options:\n"
-    "  --schema FILE  the schema of the records (required)\n"
+    "  --schema S     the schema of the records (required): a file, or the\n"
+    "                 schema's JSON itself (text starting with {, [ or \")\n"
+    "  --schema-file F  the same, from file F only\n"
     "  --count N      how many records (required)\n"
     "  --seed S       seed of the generator (default: a random one)\n"
     "  --codec C      null (default), deflate, snappy, zstandard, bzip2 or xz\n"
@@ -55,7 +58,8 @@ static int generate(const char *out, avk_file_writer *fw, const avk_type *t, uin
 
 int avkcli_cmd_random(int argc, char **argv)
 {
-    const char *schema_path = NULL, *count = NULL, *seed = NULL, *codec = NULL, *level = NULL;
+    const char *schema_text = NULL, *schema_file = NULL, *count = NULL, *seed = NULL,
+               *codec = NULL, *level = NULL;
     int quiet = 0, help_wanted, rc;
     size_t npos, i;
     char **pos;
@@ -69,7 +73,8 @@ int avkcli_cmd_random(int argc, char **argv)
     avkcli_rng rng, sync_rng;
     avkcli_progress prog;
     const avkcli_option opts[] = {
-        {"--schema", 's', &schema_path, NULL, "a schema file (.avsc)"},
+        {"--schema", 's', &schema_text, NULL, "a schema file (.avsc) or JSON"},
+        {"--schema-file", 0, &schema_file, NULL, "a schema file (.avsc)"},
         {"--count", 'n', &count, NULL, "a number of records"},
         {"--seed", 0, &seed, NULL, "a whole number"},
         {"--codec", 0, &codec, NULL, "null, deflate, snappy, zstandard, bzip2 or xz"},
@@ -87,8 +92,10 @@ int avkcli_cmd_random(int argc, char **argv)
         free(pos);
         return AVKCLI_OK;
     }
-    if (rc == AVKCLI_OK && !schema_path)
+    if (rc == AVKCLI_OK && !schema_text && !schema_file)
         rc = avkcli_usage_error(PREFIX, "missing --schema S.avsc");
+    if (rc == AVKCLI_OK && schema_text && schema_file)
+        rc = avkcli_usage_error(PREFIX, "give --schema or --schema-file, not both");
     if (rc == AVKCLI_OK && !count)
         rc = avkcli_usage_error(PREFIX, "missing --count N");
     if (rc == AVKCLI_OK)
@@ -99,6 +106,8 @@ int avkcli_cmd_random(int argc, char **argv)
         rc = avkcli_parse_codec(PREFIX, codec, &wo.codec);
     if (rc == AVKCLI_OK)
         rc = avkcli_parse_int(PREFIX, "--level", level, &wo.level);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_check_level(PREFIX, wo.codec, wo.level);
     if (rc == AVKCLI_OK && npos != 1)
         rc = npos ? avkcli_usage_error(PREFIX, "one OUT.avro only; '%s' is extra", pos[1])
                   : avkcli_usage_error(PREFIX, "missing OUT.avro ('-' for standard output)");
@@ -120,7 +129,7 @@ int avkcli_cmd_random(int argc, char **argv)
         }
         wo.sync = sync;
     }
-    rc = avkcli_load_schema(schema_path, &schema);
+    rc = avkcli_load_schema_option(PREFIX, "--schema", schema_text, schema_file, &schema);
     if (rc == AVKCLI_OK && avk_arena_new(NULL, &arena, &err) != AVK_OK) {
         fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
         rc = AVKCLI_FAIL;

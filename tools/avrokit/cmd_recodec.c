@@ -19,9 +19,13 @@ static const char *const help =
     "Options:\n"
     "  --codec C    null, deflate, snappy, zstandard, bzip2 or xz (required)\n"
     "  --level L    the codec's compression level (0: its default; deflate 1-12,\n"
-    "               zstandard up to 22, bzip2 and xz 1-9)\n"
+    "               zstandard its levels up to 22, bzip2 and xz 1-9)\n"
     "  --quiet      no progress line on standard error\n"
     "  -h, --help   show this help and exit\n"
+    "\n" AVKCLI_LIMITS_HELP
+    "\n"
+    "OUT.avro is written beside itself and replaces an existing file only when\n"
+    "the command succeeds.\n"
     "\n"
     "Example:\n"
     "  " PREFIX " --codec zstandard --level 19 logs.avro logs.zst.avro\n";
@@ -80,6 +84,7 @@ int avkcli_cmd_recodec(int argc, char **argv)
         {"--codec", 0, &codec, NULL, "null, deflate, snappy, zstandard, bzip2 or xz"},
         {"--level", 0, &level, NULL, "a compression level"},
         {"--quiet", 'q', NULL, &quiet, NULL},
+        AVKCLI_LIMIT_OPTIONS,
     };
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
     if (!pos)
@@ -97,6 +102,8 @@ int avkcli_cmd_recodec(int argc, char **argv)
         rc = avkcli_parse_codec(PREFIX, codec, &c);
     if (rc == AVKCLI_OK)
         rc = avkcli_parse_int(PREFIX, "--level", level, &l);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_check_level(PREFIX, c, l);
     if (rc == AVKCLI_OK && npos != 2)
         rc = avkcli_usage_error(PREFIX, "want IN.avro and OUT.avro ('-' for standard input/output)");
     if (rc != AVKCLI_OK) {

@@ -24,8 +24,9 @@ static const char *const help =
     "  -q, --quiet  print nothing; only the exit status tells\n"
     "  -h, --help   show this help and exit\n"
     "\n"
-    "Exit status: 0 compatible, 1 incompatible (or a schema does not parse),\n"
-    "2 a bad command line.\n"
+    "Exit status: 0 compatible, 1 incompatible (and only that), 2 a schema that\n"
+    "cannot be read or parsed, a bad command line, or any other failure. A schema\n"
+    "may also be given as its JSON text (starting with {, [ or \").\n"
     "\n"
     "Example:\n"
     "  $ " AVKCLI_PROG " schema compat v1.avsc v2.avsc\n"
@@ -88,7 +89,7 @@ int avkcli_cmd_schema_compat(int argc, char **argv)
         {"--quiet", 'q', NULL, &quiet, NULL},
     };
     if (!pos)
-        return AVKCLI_FAIL;
+        return AVKCLI_USAGE; /* out of memory: not "incompatible" */
     rc = avkcli_parse_options(PREFIX, argc, argv, opts, sizeof opts / sizeof opts[0], pos, &npos,
                               &help_asked);
     if (rc == AVKCLI_OK && help_asked) {
@@ -101,18 +102,19 @@ int avkcli_cmd_schema_compat(int argc, char **argv)
                                 npos, npos == 1 ? "" : "s");
     if (rc == AVKCLI_OK && strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0)
         rc = avkcli_usage_error(PREFIX, "only one schema can come from standard input");
-    if (rc == AVKCLI_OK)
-        rc = avkcli_load_schema(pos[0], &w);
-    if (rc == AVKCLI_OK)
-        rc = avkcli_load_schema(pos[1], &r);
+    /* 1 must mean incompatible: a schema that cannot be had is 2. */
+    if (rc == AVKCLI_OK && avkcli_load_schema(pos[0], &w) != AVKCLI_OK)
+        rc = AVKCLI_USAGE;
+    if (rc == AVKCLI_OK && avkcli_load_schema(pos[1], &r) != AVKCLI_OK)
+        rc = AVKCLI_USAGE;
     if (rc == AVKCLI_OK) {
         a = check(full ? "writer -> reader" : NULL, w, r, quiet);
         if (a >= 0 && full)
             b = check("reader -> writer", r, w, quiet);
-        rc = a < 0 || b < 0 ? AVKCLI_FAIL : (a || b) ? AVKCLI_FAIL : AVKCLI_OK;
+        rc = a < 0 || b < 0 ? AVKCLI_USAGE : (a || b) ? AVKCLI_FAIL : AVKCLI_OK;
         if (fflush(stdout) != 0) {
             fprintf(stderr, "%s: writing standard output failed\n", AVKCLI_PROG);
-            rc = AVKCLI_FAIL;
+            rc = AVKCLI_USAGE;
         }
     }
     avk_schema_free(w);

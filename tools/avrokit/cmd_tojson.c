@@ -18,12 +18,15 @@ static const char *const help =
     "\n"
     "Options:\n"
     "  --pretty              indent each record over several lines\n"
-    "  --head N              stop after N records (over all files)\n"
-    "  --reader-schema S     read the records through the schema in file S (schema\n"
-    "                        resolution: fields S lacks are left out, fields the\n"
-    "                        file lacks take their defaults, promotions applied)\n"
+    "  --head [N]            stop after N records (over all files; 10 without N)\n"
+    "  --reader-schema S     read the records through schema S, a file or the\n"
+    "                        schema's JSON itself (text starting with {, [ or \"):\n"
+    "                        fields S lacks are left out, fields the file lacks\n"
+    "                        take their defaults, promotions applied\n"
+    "  --reader-schema-file F  the same, from file F only\n"
     "  --quiet               no progress line on standard error\n"
     "  -h, --help            show this help and exit\n"
+    "\n" AVKCLI_LIMITS_HELP
     "\n"
     "Example:\n"
     "  " PREFIX " --head 3 users.avro\n"
@@ -78,14 +81,47 @@ static int dump(const char *path, unsigned flags, const avk_schema *reader_schem
     return rc;
 }
 
+/* --head without a number means 10, as in avro-tools: a bare --head
+ * becomes --head=10 unless the next argument is a whole number (a file
+ * name after it stays a file). Returns a malloc'd copy of argv. */
+static char **head_default(int argc, char **argv)
+{
+    static char ten[] = "--head=10";
+    char **args = (char **)malloc(sizeof *args * ((size_t)argc + 1));
+    int i;
+    if (!args)
+        return NULL;
+    for (i = 0; i < argc; i++) {
+        const char *next = i + 1 < argc ? argv[i + 1] : "";
+        args[i] = argv[i];
+        if (i == 0)
+            continue;
+        if (strcmp(argv[i], "--") == 0) { /* the rest are files */
+            while (++i < argc)
+                args[i] = argv[i];
+            break;
+        }
+        if (strcmp(argv[i], "--head") != 0)
+            continue;
+        if (next[0] && strspn(next, "0123456789") == strlen(next)) {
+            i++;
+            args[i] = argv[i];
+        } else {
+            args[i] = ten;
+        }
+    }
+    args[argc] = NULL;
+    return args;
+}
+
 int avkcli_cmd_tojson(int argc, char **argv)
 {
-    const char *head = NULL, *reader_path = NULL;
+    const char *head = NULL, *reader_text = NULL, *reader_file = NULL;
     avk_schema *reader_schema = NULL;
     int pretty = 0, quiet = 0, help_wanted, rc;
     uint64_t left = UINT64_MAX, records = 0, bytes = 0, total = 0;
     size_t npos, i;
-    char **pos;
+    char **pos, **args;
     avk_arena *arena;
     avk_writer w;
     avk_error err;
@@ -93,33 +129,43 @@ int avkcli_cmd_tojson(int argc, char **argv)
     const avkcli_option opts[] = {
         {"--pretty", 0, NULL, &pretty, NULL},
         {"--head", 0, &head, NULL, "a number of records"},
-        {"--reader-schema", 0, &reader_path, NULL, "a schema file"},
+        {"--reader-schema", 0, &reader_text, NULL, "a schema file or JSON"},
+        {"--reader-schema-file", 0, &reader_file, NULL, "a schema file"},
         {"--quiet", 'q', NULL, &quiet, NULL},
+        AVKCLI_LIMIT_OPTIONS,
     };
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
-    if (!pos)
+    args = head_default(argc, argv);
+    if (!pos || !args) {
+        free(pos);
+        free(args);
         return AVKCLI_FAIL;
-    rc = avkcli_parse_options(PREFIX, argc, argv, opts, sizeof opts / sizeof opts[0], pos, &npos,
+    }
+    rc = avkcli_parse_options(PREFIX, argc, args, opts, sizeof opts / sizeof opts[0], pos, &npos,
                               &help_wanted);
     if (rc == AVKCLI_OK && help_wanted) {
         fputs(help, stdout);
         free(pos);
+        free(args);
         return AVKCLI_OK;
     }
     if (rc == AVKCLI_OK)
         rc = avkcli_parse_u64(PREFIX, "--head", head, &left);
     if (rc == AVKCLI_OK && npos == 0)
         rc = avkcli_usage_error(PREFIX, "missing FILE (use '-' for standard input)");
-    if (rc == AVKCLI_OK && reader_path)
-        rc = avkcli_load_schema(reader_path, &reader_schema);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_load_schema_option(PREFIX, "--reader-schema", reader_text, reader_file,
+                                       &reader_schema);
     if (rc != AVKCLI_OK) {
         free(pos);
+        free(args);
         return rc;
     }
     if (avk_arena_new(NULL, &arena, &err) != AVK_OK) {
         fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
         avk_schema_free(reader_schema);
         free(pos);
+        free(args);
         return AVKCLI_FAIL;
     }
     rc = avkcli_stdout_open(&w);
@@ -139,5 +185,6 @@ int avkcli_cmd_tojson(int argc, char **argv)
     avk_arena_free(arena);
     avk_schema_free(reader_schema);
     free(pos);
+    free(args);
     return rc;
 }

@@ -6,9 +6,11 @@
 
 /* Every command: one cmd_<name>.c each. Keep the list sorted by name. */
 static const avkcli_command commands[] = {
+    {"canonical", avkcli_cmd_canonical, "print the Parsing Canonical Form of schemas"},
     {"cat", avkcli_cmd_cat, "copy records of container files into one, with offset, limit, sampling"},
     {"concat", avkcli_cmd_concat, "join container files, copying blocks without re-encoding"},
     {"count", avkcli_cmd_count, "count the records of container files (no decoding)"},
+    {"fingerprint", avkcli_cmd_fingerprint, "print schemas' fingerprints (Rabin, MD5, SHA-256)"},
     {"fromjson", avkcli_cmd_fromjson, "write Avro JSON lines to a container file"},
     {"getmeta", avkcli_cmd_getmeta, "print a container file's metadata"},
     {"getschema", avkcli_cmd_getschema, "print the schema of a container file"},

@@ -1,0 +1,272 @@
+/* CLI output files: a temporary file beside the target, renamed over it only on success; devices, FIFOs and standard output written straight and never removed. */
+/* POSIX with XSI: mkstemp, fchmod, fchown, fsync, realpath, sigaction (the build is strict C11). */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* An output being written. Commands write one at a time; a few slots
+ * leave room for one that writes more. */
+typedef struct output {
+    avk_file_writer *fw;
+    int fd;       /* ours to close; -1 when the library opened standard output */
+    char *tmp;    /* the temporary file, or NULL when writing straight */
+    char *target; /* what tmp becomes */
+} output;
+
+#define MAX_OUTPUTS 4
+static output outputs[MAX_OUTPUTS];
+
+/* Temporary names for the signal handler, which may only read plain
+ * memory: a copy of each armed one. */
+static char doomed[MAX_OUTPUTS][PATH_MAX];
+static volatile sig_atomic_t armed[MAX_OUTPUTS];
+
+/* Ctrl-C or a kill while writing: the temporary file goes, then the
+ * signal does what it would have done. */
+static void on_signal(int sig)
+{
+    int i;
+    for (i = 0; i < MAX_OUTPUTS; i++)
+        if (armed[i])
+            unlink(doomed[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void arm(int slot, const char *tmp)
+{
+    static int installed;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    size_t i;
+    if (strlen(tmp) >= sizeof doomed[0])
+        return;
+    memcpy(doomed[slot], tmp, strlen(tmp) + 1);
+    armed[slot] = 1;
+    if (installed)
+        return;
+    installed = 1;
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        /* A signal the caller ignores (nohup) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static const char *shown(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdout>" : path;
+}
+
+/* Creates the temporary file for target in its directory, with mode; old
+ * is the file it replaces (its owner is kept where permitted) or NULL. */
+static int make_temp(const char *path, const char *target, mode_t mode, const struct stat *old,
+                     char **tmp_out, int *fd_out)
+{
+    const char *slash = strrchr(target, '/');
+    const char *base = slash ? slash + 1 : target;
+    /* The directory: "." for a bare name, "" before "/name" (the root). */
+    int dir_len = slash ? (int)(slash - target) : 1;
+    const char *dir = slash ? target : ".";
+    /* Short enough for any file system's name limit (255). */
+    int base_len = strlen(base) > 200 ? 200 : (int)strlen(base);
+    size_t cap = (size_t)dir_len + (size_t)base_len + 32;
+    char *tmp = (char *)malloc(cap);
+    int fd;
+    if (!tmp) {
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
+        return AVKCLI_FAIL;
+    }
+    snprintf(tmp, cap, "%.*s/.%.*s.avrokit-XXXXXX", dir_len, dir, base_len, base);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "%s: cannot create a file in %.*s to write it: %s; nothing was changed\n",
+                path, dir_len ? dir_len : 1, dir_len ? dir : "/", strerror(errno));
+        free(tmp);
+        return AVKCLI_FAIL;
+    }
+    /* Keep the owner and group where we may: root may; others may keep a
+     * group they belong to (else the new file is theirs, as any new file).
+     * Before fchmod, since a chown clears set-user-ID bits. */
+    if (old && (old->st_uid != geteuid() || old->st_gid != getegid()) &&
+        fchown(fd, old->st_uid, old->st_gid) != 0)
+        (void)!fchown(fd, (uid_t)-1, old->st_gid);
+    if (fchmod(fd, mode) != 0) {
+        fprintf(stderr, "%s: cannot set the mode of %s: %s; nothing was changed\n", path, tmp,
+                strerror(errno));
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return AVKCLI_FAIL;
+    }
+    *tmp_out = tmp;
+    *fd_out = fd;
+    return AVKCLI_OK;
+}
+
+/* Where the records of path go: *fd and, for a regular file, the temporary
+ * file *tmp and the *target it replaces. */
+static int prepare(const char *path, int *fd, char **tmp, char **target)
+{
+    struct stat st, lst;
+    mode_t mask;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "%s: is a directory\n", path);
+            return AVKCLI_FAIL;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            /* A device, FIFO or socket: written straight, never truncated
+             * nor removed (a FIFO waits here for its reader). */
+            *fd = open(path, O_WRONLY | O_CLOEXEC);
+            if (*fd < 0) {
+                fprintf(stderr, "%s: cannot open it for writing: %s\n", path, strerror(errno));
+                return AVKCLI_FAIL;
+            }
+            return AVKCLI_OK;
+        }
+        /* Through a symbolic link, the file it points to is replaced (a
+         * rename over the link would replace the link). */
+        *target = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL)
+                                                                  : strdup(path);
+        if (!*target) {
+            fprintf(stderr, "%s: cannot resolve it: %s\n", path, strerror(errno));
+            return AVKCLI_FAIL;
+        }
+        return make_temp(path, *target, st.st_mode & 07777, &st, tmp, fd);
+    }
+    if (errno != ENOENT) {
+        fprintf(stderr, "%s: cannot write it: %s\n", path, strerror(errno));
+        return AVKCLI_FAIL;
+    }
+    if (lstat(path, &lst) == 0) {
+        fprintf(stderr, "%s: is a symbolic link to a file that does not exist; not following it\n",
+                path);
+        return AVKCLI_FAIL;
+    }
+    *target = strdup(path);
+    if (!*target) {
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
+        return AVKCLI_FAIL;
+    }
+    /* The mode open(O_CREAT) with 0666 would give. */
+    mask = umask(0);
+    umask(mask);
+    return make_temp(path, *target, (mode_t)0666 & ~mask, NULL, tmp, fd);
+}
+
+int avkcli_writer_open(const char *path, const avk_schema *schema,
+                       const avk_file_writer_options *opts, avk_file_writer **out)
+{
+    avk_error err;
+    output *o = NULL;
+    char *tmp = NULL, *target = NULL;
+    int fd = -1, rc, i;
+    *out = NULL;
+    /* Commands check --level up front; this catches any that does not. */
+    if (opts && avkcli_check_level(AVKCLI_PROG, opts->codec, opts->level) != AVKCLI_OK)
+        return AVKCLI_USAGE;
+    for (i = 0; i < MAX_OUTPUTS && !o; i++)
+        if (!outputs[i].fw)
+            o = &outputs[i];
+    if (!o) {
+        fprintf(stderr, "%s: too many outputs open at once\n", AVKCLI_PROG);
+        return AVKCLI_FAIL;
+    }
+    if (path[0] == '\0') {
+        fprintf(stderr, "%s: the output's file name is empty\n", AVKCLI_PROG);
+        return AVKCLI_FAIL;
+    }
+    if (strcmp(path, "-") == 0) {
+        if (avk_file_writer_open_path("-", schema, opts, out, &err) != AVK_OK) {
+            fprintf(stderr, "<stdout>: %s\n", err.message);
+            return AVKCLI_FAIL;
+        }
+        o->fw = *out;
+        o->fd = -1;
+        return AVKCLI_OK;
+    }
+    rc = prepare(path, &fd, &tmp, &target);
+    if (rc == AVKCLI_OK && tmp)
+        arm((int)(o - outputs), tmp);
+    if (rc == AVKCLI_OK && avk_file_writer_open_fd(fd, schema, opts, out, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        rc = AVKCLI_FAIL;
+    }
+    if (rc != AVKCLI_OK) {
+        if (fd >= 0)
+            close(fd);
+        if (tmp)
+            unlink(tmp);
+        armed[o - outputs] = 0;
+        free(tmp);
+        free(target);
+        return rc;
+    }
+    o->fw = *out;
+    o->fd = fd;
+    o->tmp = tmp;
+    o->target = target;
+    return AVKCLI_OK;
+}
+
+int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc)
+{
+    avk_error err;
+    output *o = NULL;
+    int i;
+    if (!fw)
+        return rc;
+    for (i = 0; i < MAX_OUTPUTS && !o; i++)
+        if (outputs[i].fw == fw)
+            o = &outputs[i];
+    if (rc == AVKCLI_OK) {
+        if (avk_file_writer_close(fw, &err) != AVK_OK) {
+            fprintf(stderr, "%s: %s\n", shown(path), err.message);
+            rc = AVKCLI_FAIL;
+        }
+    } else {
+        avk_file_writer_free(fw);
+    }
+    if (!o) /* not ours: nothing more to do */
+        return rc;
+    if (o->fd >= 0) {
+        /* The data reaches the disk before the new name does, so a crash
+         * in between leaves the old file rather than an empty one. */
+        if (rc == AVKCLI_OK && o->tmp && fsync(o->fd) != 0) {
+            fprintf(stderr, "%s: writing it to disk failed: %s\n", path, strerror(errno));
+            rc = AVKCLI_FAIL;
+        }
+        if (close(o->fd) != 0 && rc == AVKCLI_OK) {
+            fprintf(stderr, "%s: closing it failed: %s\n", path, strerror(errno));
+            rc = AVKCLI_FAIL;
+        }
+    }
+    if (o->tmp) {
+        if (rc == AVKCLI_OK && rename(o->tmp, o->target) != 0) {
+            fprintf(stderr, "%s: cannot put the new file in place (renaming %s): %s\n", path,
+                    o->tmp, strerror(errno));
+            rc = AVKCLI_FAIL;
+        }
+        if (rc != AVKCLI_OK)
+            unlink(o->tmp);
+        armed[o - outputs] = 0;
+    }
+    free(o->tmp);
+    free(o->target);
+    memset(o, 0, sizeof *o);
+    return rc;
+}
