@@ -1,4 +1,4 @@
-/* Fuzz target: schema resolution, both the compiler (two schemas from the input) and the resolving decoder (writer bytes through fixed schema pairs); decode and skip must agree. */
+/* Fuzz target: schema resolution, both the compiler (two schemas from the input) and the resolving decoder (writer bytes through fixed schema pairs); decode and skip must agree, and memory and stream readers give one status and one value. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,23 +74,60 @@ static int decode_status_ok(avk_status st)
            st == AVK_ERR_LIMIT || st == AVK_ERR_RESOLUTION;
 }
 
-/* Decodes values of data through plan one after another; each that
- * decodes must also skip over exactly the same bytes. */
+/* A stream source handing out one byte a call. */
+typedef struct byte_source {
+    const uint8_t *data;
+    size_t len, pos;
+} byte_source;
+
+static avk_status one_byte(void *ctx, void *buf, size_t cap, size_t *got, avk_error *err)
+{
+    byte_source *b = (byte_source *)ctx;
+    (void)err;
+    *got = b->pos < b->len && cap ? 1 : 0;
+    if (*got)
+        ((uint8_t *)buf)[0] = b->data[b->pos++];
+    return AVK_OK;
+}
+
+/* Decodes values of data through plan one after another, from memory and
+ * from a stream of 1-byte reads: the same status and value either way;
+ * each value that decodes must also skip over exactly the same bytes. */
 static void run_plan(const avk_plan *plan, const uint8_t *data, size_t size)
 {
-    avk_arena *arena;
-    avk_reader r, s;
+    avk_arena *arena, *sarena;
+    avk_reader r, s, sr;
+    byte_source src;
     int k;
     if (avk_arena_new(NULL, &arena, NULL) != AVK_OK)
         return;
+    if (avk_arena_new(NULL, &sarena, NULL) != AVK_OK) {
+        avk_arena_free(arena);
+        return;
+    }
+    src.data = data;
+    src.len = size;
+    src.pos = 0;
+    AVKF_CHECK(avk_reader_init_source(&sr, one_byte, &src, NULL, NULL) == AVK_OK,
+               "stream reader");
     avk_reader_init_memory(&r, data, size);
     for (k = 0; k < MAX_VALUES && r.pos < r.end; k++) {
-        avk_value v;
-        avk_error err;
+        avk_value v, sv;
+        avk_error err, serr;
         const uint8_t *start = r.pos;
         avk_status st = avk_plan_decode(plan, &r, arena, &v, &err);
+        avk_status sst = avk_plan_decode(plan, &sr, sarena, &sv, &serr);
         AVKF_CHECK(decode_status_ok(st), "decode: %s (%s)", avk_status_name(st), err.message);
+        AVKF_CHECK(st == sst, "value %d: memory %s (%s), stream %s (%s)", k, avk_status_name(st),
+                   st ? err.message : "-", avk_status_name(sst), sst ? serr.message : "-");
+        if (st == AVK_OK) {
+            AVKF_CHECK(avk_value_equal(&v, &sv), "value %d: memory and stream differ", k);
+            AVKF_CHECK(avk_reader_offset(&sr) == (uint64_t)(r.pos - data),
+                       "value %d: stream ended at %llu, memory at %zu", k,
+                       (unsigned long long)avk_reader_offset(&sr), (size_t)(r.pos - data));
+        }
         avk_arena_reset(arena);
+        avk_arena_reset(sarena);
         if (st != AVK_OK)
             break;
         avk_reader_init_memory(&s, start, (size_t)(r.end - start));
@@ -99,7 +136,9 @@ static void run_plan(const avk_plan *plan, const uint8_t *data, size_t size)
                    "value %d decoded over %zu bytes, skip: %s over %zu", k,
                    (size_t)(r.pos - start), avk_status_name(st), (size_t)(s.pos - start));
     }
+    avk_reader_destroy(&sr);
     avk_arena_free(arena);
+    avk_arena_free(sarena);
 }
 
 static void run_pair(const avk_schema *w, const avk_schema *rd, const uint8_t *data, size_t size)

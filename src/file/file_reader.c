@@ -27,6 +27,10 @@ struct avk_file_reader {
     avk_allocator alloc;
     avki_file_header hdr;
     avk_plan *plan;
+    avk_plan *relaxed;   /* plan without size limits, made on the first record
+                            limit (see limit_or_damage) */
+    avk_plan_options plan_opts;
+    const avk_schema *reader_schema; /* NULL: records are read as written */
     uint64_t min_record; /* fewest bytes a record takes */
     uint64_t max_empty;  /* most records of zero bytes in one block */
     unsigned flags;
@@ -217,7 +221,9 @@ static avk_status reader_start(avk_file_reader *fr, const avk_file_reader_option
         po.limits = opts->limits;
     }
     fr->hdr.size += fr->origin; /* a file offset, as block offsets are */
+    fr->plan_opts = po;
     if (opts && opts->struct_size > OPTIONS_V1_SIZE && opts->reader_schema) {
+        fr->reader_schema = opts->reader_schema;
         st = avk_plan_new_resolving(avk_schema_root(fr->hdr.schema),
                                     avk_schema_root(opts->reader_schema), &po, &fr->plan, err);
         if (st == AVK_ERR_RESOLUTION)
@@ -376,6 +382,7 @@ void avk_file_reader_free(avk_file_reader *fr)
     a = fr->alloc;
     avki_prefetch_free(fr->pf); /* joins the workers before their blocks go */
     avk_plan_free(fr->plan);
+    avk_plan_free(fr->relaxed);
     avki_file_header_destroy(&fr->hdr);
     avk_reader_destroy(&fr->in);
     avki_block_slot_destroy(&fr->one);
@@ -898,6 +905,46 @@ static avk_status next_block_with_records(avk_file_reader *fr, int *end, avk_err
     return AVK_OK;
 }
 
+/* A record over max_bytes or max_items in a block whose data is all in
+ * memory may be the data lying (a length or count larger than the block
+ * itself), which is damage, not a limit. Read again from its start with no
+ * size limits (the block's bytes bound everything in memory), such a record
+ * fails as what it is (TRUNCATED or MALFORMED: *e gets that error, offsets
+ * in the block's data); a record that really is that large decodes, or
+ * meets a limit again, and stays a limit. Depth, memory and zero-byte item
+ * limits are kept: those are never the data lying about its size. */
+static avk_status limit_or_damage(avk_file_reader *fr, const uint8_t *start, avk_arena *arena,
+                                  avk_error *e)
+{
+    avk_reader r;
+    avk_value v;
+    avk_error e2;
+    avk_status st;
+    uint64_t at = (uint64_t)(start - fr->blk.base);
+    if (!fr->relaxed) {
+        avk_plan_options po = fr->plan_opts;
+        po.limits = fr->plan->limits;
+        po.limits.max_bytes = UINT64_MAX;
+        po.limits.max_items = UINT64_MAX;
+        st = fr->reader_schema
+                 ? avk_plan_new_resolving(avk_schema_root(fr->hdr.schema),
+                                          avk_schema_root(fr->reader_schema), &po, &fr->relaxed,
+                                          NULL)
+                 : avk_plan_new(avk_schema_root(fr->hdr.schema), &po, &fr->relaxed, NULL);
+        if (st != AVK_OK)
+            return AVK_ERR_LIMIT; /* cannot tell: the limit stands */
+    }
+    avk_reader_init_memory(&r, start, (size_t)(fr->blk.end - start));
+    st = arena ? avk_plan_decode(fr->relaxed, &r, arena, &v, &e2)
+               : avk_plan_skip(fr->relaxed, &r, &e2);
+    if (st != AVK_ERR_TRUNCATED && st != AVK_ERR_MALFORMED)
+        return AVK_ERR_LIMIT;
+    if (e2.offset != AVK_OFFSET_UNKNOWN)
+        e2.offset += at;
+    *e = e2;
+    return st;
+}
+
 static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *out, int *more,
                               avk_error *err)
 {
@@ -914,11 +961,13 @@ static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *
     for (;;) {
         int end = 0;
         avk_status st;
+        const uint8_t *start;
         if (AVK_UNLIKELY(fr->remaining == 0)) {
             AVK_TRY(next_block_with_records(fr, &end, err));
             if (end)
                 return AVK_OK;
         }
+        start = fr->blk.pos;
         st = out ? avk_plan_decode(fr->plan, &fr->blk, arena, out, &e)
                  : avk_plan_skip(fr->plan, &fr->blk, &e);
         if (AVK_LIKELY(st == AVK_OK)) {
@@ -934,6 +983,8 @@ static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *
         }
         if (st == AVK_ERR_NO_MEMORY || st == AVK_ERR_IO)
             return fail(fr, st, &e, err);
+        if (st == AVK_ERR_LIMIT)
+            st = limit_or_damage(fr, start, out ? arena : NULL, &e);
         if (st == AVK_ERR_TRUNCATED) {
             /* The block's data is all there: its count is what lies. */
             st = e.status = AVK_ERR_MALFORMED;

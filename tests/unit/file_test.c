@@ -3135,6 +3135,64 @@ static void log_skip_mode(const void *data, size_t n, avk_file_reader_options o,
     }
 }
 
+/* A length larger than the block itself is the data lying, not a limit:
+ * over max_bytes too, it is still damage (MALFORMED; skipped in skip mode),
+ * while a real string over max_bytes stays a limit (test_skip_mode_limits). */
+static void test_lying_length_is_damage(void **state)
+{
+    avk_file_reader_options o = ropts(0);
+    avk_file_reader *fr = NULL;
+    avk_arena *a = arena_new();
+    avk_error err;
+    avk_value v;
+    skips sk;
+    craft c;
+    bb d;
+    int more;
+    const char *reason = "string: string length 1099511627776 but only 2 bytes remain";
+    (void)state;
+    craft_header(&c, "\"string\"", NULL);
+    memset(&d, 0, sizeof d);
+    bb_str(&d, "x");
+    bb_long(&d, (int64_t)1 << 40); /* above the default max_bytes and the block */
+    bb_put(&d, "ab", 2);
+    craft_raw(&c, 2, (int64_t)d.len, d.p, d.len, SYNC, 2);
+    bb_free(&d);
+    bb_str(&d, "ok");
+    craft_raw(&c, 1, (int64_t)d.len, d.p, d.len, SYNC, 1);
+    bb_free(&d);
+
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+    AVKT_OK(avk_file_reader_next(fr, a, &v, &more, &err));
+    assert_int_equal(more, 1);
+    AVKT_ASSERT_STATUS(avk_file_reader_next(fr, a, &v, &more, &err), AVK_ERR_MALFORMED);
+    assert_string_equal(err.message + strlen(err.message) - strlen(reason), reason);
+    avk_file_reader_free(fr);
+    /* Skipping records (no decoding) says the same. */
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+    AVKT_OK(avk_file_reader_skip(fr, &more, &err));
+    AVKT_ASSERT_STATUS(avk_file_reader_skip(fr, &more, &err), AVK_ERR_MALFORMED);
+    avk_file_reader_free(fr);
+
+    /* In skip mode the block is damage: reported to on_skip, then "ok". */
+    memset(&sk, 0, sizeof sk);
+    o.flags = AVK_FILE_SKIP_BAD_BLOCKS;
+    o.on_skip = on_skip;
+    o.on_skip_ctx = &sk;
+    AVKT_OK(avk_file_reader_open_memory(c.b.p, c.b.len, &o, &fr, &err));
+    AVKT_OK(avk_file_reader_next(fr, a, &v, &more, &err));
+    assert_true(more && v.u.bytes.len == 1 && v.u.bytes.data[0] == 'x');
+    AVKT_OK(avk_file_reader_next(fr, a, &v, &more, &err));
+    assert_true(more && v.u.bytes.len == 2 && memcmp(v.u.bytes.data, "ok", 2) == 0);
+    AVKT_OK(avk_file_reader_next(fr, a, &v, &more, &err));
+    assert_int_equal(more, 0);
+    assert_int_equal(sk.calls, 1);
+    AVKT_ASSERT_STATUS(sk.status[0], AVK_ERR_MALFORMED);
+    avk_file_reader_free(fr);
+    avk_arena_free(a);
+    craft_free(&c);
+}
+
 static void test_skip_mode_limits(void **state)
 {
     avk_file_reader_options o = ropts(0);
@@ -3649,6 +3707,7 @@ int main(void)
         cmocka_unit_test(test_every_prefix),
         cmocka_unit_test(test_skip_bad_blocks),
         cmocka_unit_test(test_skip_mode_limits),
+        cmocka_unit_test(test_lying_length_is_damage),
         cmocka_unit_test(test_failing_allocator_read),
         cmocka_unit_test(test_failing_allocator_write),
         cmocka_unit_test(test_threads_workers),
