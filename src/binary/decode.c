@@ -587,6 +587,8 @@ static avk_status push(dctx *c, uint8_t kind, const avki_node *n, avk_value *v, 
 /* Adds the union the failing value came through to the error's place. */
 static avk_status via_failed(dctx *c, uint8_t via, uint32_t via_index, avk_status st)
 {
+    if (st == AVK_OK)
+        return st;
     if (via == DV_BRANCH)
         avki_dtail_push_front(c, AVKI_SEG_BRANCH, via_index, NULL);
     else if (via == DV_WRITER_BRANCH)
@@ -595,6 +597,41 @@ static avk_status via_failed(dctx *c, uint8_t via, uint32_t via_index, avk_statu
 }
 
 static int run_record(dctx *c, dframe *f);
+static int run_array(dctx *c, dframe *f, dcoll *b);
+static int run_map(dctx *c, dframe *f, dcoll *b);
+
+/* An array or map of leaves (and unions of leaves): its items never need a
+ * frame, so it runs here at depth level, its frame and blocks on the C
+ * stack. */
+static avk_status flat_collection(dctx *c, const avki_node *n, avk_value *v, size_t level,
+                                  int is_map)
+{
+    dframe f;
+    dcoll b;
+    size_t saved = c->depth;
+    int st;
+    f.n = n;
+    f.v = v;
+    f.i = 0;
+    b.cap = 0;
+    b.chunk_end = 0;
+    b.left = 0;
+    b.end = UINT64_MAX;
+    b.off = 0;
+    c->depth = level;
+    if (is_map) {
+        v->u.map.keys = NULL;
+        v->u.map.values = NULL;
+        v->u.map.count = 0;
+        st = run_map(c, &f, &b);
+    } else {
+        v->u.array.items = NULL;
+        v->u.array.count = 0;
+        st = run_array(c, &f, &b);
+    }
+    c->depth = saved;
+    return (avk_status)st;
+}
 
 /* One value of step s into v: leaves, enums, fixed and typed arrays here,
  * records, boxed arrays and maps by pushing a frame (DEC_PUSHED); unions
@@ -651,9 +688,13 @@ static int decode_child(dctx *c, const avki_step *s, avk_value *v)
                 st = avki_decode_typed_array(c, n, v);
                 return st == AVK_OK ? AVK_OK : via_failed(c, via, via_index, st);
             }
+            if (n->flat)
+                return via_failed(c, via, via_index, flat_collection(c, n, v, levels, 0));
             st = push(c, DK_ARRAY, n, v, via, via_index);
             return st == AVK_OK ? DEC_PUSHED : via_failed(c, via, via_index, st);
         case AVKI_OP_MAP:
+            if (n->flat)
+                return via_failed(c, via, via_index, flat_collection(c, n, v, levels, 1));
             st = push(c, DK_MAP, n, v, via, via_index);
             return st == AVK_OK ? DEC_PUSHED : via_failed(c, via, via_index, st);
         case AVKI_OP_UNION:
@@ -837,7 +878,7 @@ static int run_record_rx(dctx *c, dframe *f)
 /* Moves an open array or map to its next chunk of items: the rest of the
  * block, or the next block (checking the last one's byte size). *done is
  * set at the 0 that ends the collection. total items are decoded. */
-static avk_status next_chunk(dctx *c, dcoll *b, const avki_node *n, avk_value *v, int is_map,
+AVK_INLINE avk_status next_chunk(dctx *c, dcoll *b, const avki_node *n, avk_value *v, int is_map,
                              uint64_t total, int *done)
 {
     const avki_step *item = c->steps + n->first;
@@ -875,9 +916,8 @@ static avk_status next_chunk(dctx *c, dcoll *b, const avki_node *n, avk_value *v
     }
 }
 
-static int run_array(dctx *c, dframe *f)
+static int run_array(dctx *c, dframe *f, dcoll *b)
 {
-    dcoll *b = c->colls + c->ncoll - 1;
     const avki_node *n = f->n;
     const avki_step *item = c->steps + n->first;
     avk_reader *r = c->r;
@@ -932,9 +972,8 @@ AVK_INLINE const uint8_t *fast_key(const uint8_t *p, const uint8_t *end, avk_byt
     return p + 1 + len;
 }
 
-static int run_map(dctx *c, dframe *f)
+static int run_map(dctx *c, dframe *f, dcoll *b)
 {
-    dcoll *b = c->colls + c->ncoll - 1;
     const avki_node *n = f->n;
     const avki_step *item = c->steps + n->first;
     avk_reader *r = c->r;
@@ -1083,8 +1122,8 @@ static avk_status run(dctx *c)
         switch (f->kind) {
         case DK_RECORD: st = run_record(c, f); break;
         case DK_RECORD_RX: st = run_record_rx(c, f); break;
-        case DK_ARRAY: st = run_array(c, f); break;
-        default: st = run_map(c, f); break;
+        case DK_ARRAY: st = run_array(c, f, c->colls + c->ncoll - 1); break;
+        default: st = run_map(c, f, c->colls + c->ncoll - 1); break;
         }
         if (AVK_LIKELY(st == AVK_OK)) {
             c->depth -= f->via == DV_NONE ? 1 : 2;

@@ -3,6 +3,7 @@
 #define AVK_BINARY_DECODE_CTX_H
 
 #include "binary/decode_internal.h"
+#include "common/error.h"
 #include "common/value_path.h"
 
 /* What an open frame decodes. */
@@ -34,9 +35,11 @@ typedef struct dcoll {
     uint64_t off;       /* offset of the block's header */
 } dcoll;
 
-/* Segments an error adds below the top frame: its child, a union branch,
- * a typed array's item, the writer's branch of that item. */
-#define DTAIL_MAX 4
+/* Segments an error adds below the top frame: its child, and below it
+ * what runs without frames (a union branch, a record of leaves' field, an
+ * array of leaves' or a typed array's item, the (writer's) union inside);
+ * 4 at most. */
+#define DTAIL_MAX 6
 
 typedef struct dctx {
     avk_reader *r;
@@ -83,7 +86,30 @@ void avki_dtail_push_front(dctx *c, avki_seg_kind kind, uint64_t index, const ch
 /* Reads a block header at offset off: *count items (0 ends the
  * collection); *end gets the offset where a block with a byte size must
  * end, else UINT64_MAX. */
-avk_status avki_dread_block(dctx *c, uint64_t off, uint64_t *count, uint64_t *end);
+AVK_INLINE avk_status avki_dread_block(dctx *c, uint64_t off, uint64_t *count, uint64_t *end)
+{
+    avk_reader *r = c->r;
+    int64_t n;
+    *end = UINT64_MAX;
+    AVK_TRY(avk_reader_read_long(r, &n, c->err));
+    if (n < 0) {
+        int64_t size;
+        if (AVK_UNLIKELY(n == INT64_MIN))
+            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
+                                    "block count -2^63 cannot be negated");
+        n = -n;
+        AVK_TRY(avk_reader_read_long(r, &size, c->err));
+        if (AVK_UNLIKELY(size < 0))
+            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "negative block size %lld",
+                                    (long long)size);
+        /* A size beyond the input is not refused here: a stream cannot
+         * know, and memory must give the status a stream gives (the items
+         * run out: TRUNCATED, unless one of them is malformed first). */
+        *end = avk_reader_offset(r) + (uint64_t)size;
+    }
+    *count = (uint64_t)n;
+    return AVK_OK;
+}
 
 /* The error for a block whose byte size (ending at end) disagrees with its items. */
 avk_status avki_dblock_size_wrong(dctx *c, uint64_t off, uint64_t end) __attribute__((cold));

@@ -10,31 +10,6 @@
  * count cannot make us allocate ahead of the input. */
 #define STREAM_CHUNK_ITEMS 4096
 
-avk_status avki_dread_block(dctx *c, uint64_t off, uint64_t *count, uint64_t *end)
-{
-    avk_reader *r = c->r;
-    int64_t n;
-    *end = UINT64_MAX;
-    AVK_TRY(avk_reader_read_long(r, &n, c->err));
-    if (n < 0) {
-        int64_t size;
-        if (AVK_UNLIKELY(n == INT64_MIN))
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                    "block count -2^63 cannot be negated");
-        n = -n;
-        AVK_TRY(avk_reader_read_long(r, &size, c->err));
-        if (AVK_UNLIKELY(size < 0))
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "negative block size %lld",
-                                    (long long)size);
-        /* A size beyond the input is not refused here: a stream cannot
-         * know, and memory must give the status a stream gives (the items
-         * run out: TRUNCATED, unless one of them is malformed first). */
-        *end = avk_reader_offset(r) + (uint64_t)size;
-    }
-    *count = (uint64_t)n;
-    return AVK_OK;
-}
-
 /* A block whose byte size disagrees with its items is malformed: a skipper
  * trusting the size would land elsewhere than a decoder. */
 avk_status avki_dblock_size_wrong(dctx *c, uint64_t off, uint64_t end)

@@ -31,9 +31,10 @@ typedef struct eframe {
     uint8_t via;
 } eframe;
 
-/* Segments an error adds below the top frame: its child, a union branch,
- * a typed array's item. */
-#define ETAIL_MAX 3
+/* Segments an error adds below the top frame: its child, and below it
+ * what runs without frames (a union branch, a record of leaves' field, an
+ * array of leaves' item, the union inside); 4 at most. */
+#define ETAIL_MAX 6
 
 typedef struct ectx {
     avk_writer *w;          /* where bytes go now: the caller's writer or the scratch */
@@ -467,6 +468,9 @@ static avk_status scratch_failed(ectx *c)
                           "cannot allocate a scratch buffer for a block with its byte size");
 }
 
+static int run_array(ectx *c, eframe *f);
+static int run_map(ectx *c, eframe *f);
+
 /* Opens an array or map of count boxed items (an empty one is just its 0).
  * A block's byte size is written in front of its items, so a block with
  * byte sizes is encoded first and its size patched in. In a memory writer
@@ -474,117 +478,53 @@ static avk_status scratch_failed(ectx *c)
  * outermost such collection goes through a scratch memory writer (and
  * everything inside it is patched in place there). */
 static int open_collection(ectx *c, uint8_t kind, const avki_node *n, const avk_value *v,
-                           size_t count, uint8_t via, uint32_t via_index)
+                           size_t count, uint8_t via, uint32_t via_index, size_t level)
 {
-    eframe *f;
+    eframe *f, tmp;
+    size_t saved;
     int st;
     if (count == 0)
         return avk_writer_write_long(c->w, 0, c->err);
-    st = push(c, kind, n, v, via, via_index);
-    if (st != ENC_PUSHED || !c->block_sizes || !c->w->sink)
-        return st;
-    f = (eframe *)avki_stack_at(&c->stack, c->stack.n - 1);
-    if (!c->scratch_ready) {
-        avk_writer_options o;
-        memset(&o, 0, sizeof o);
-        o.struct_size = sizeof o;
-        o.buffer_size = SCRATCH_INITIAL;
-        o.allocator = &c->w->alloc;
-        if (avk_writer_init_memory(&c->scratch, &o, NULL) != AVK_OK)
-            return scratch_failed(c);
-        c->scratch_ready = 1;
+    if (n->flat) {
+        /* Items of leaves never need a frame: this one is on the C stack. */
+        memset(&tmp, 0, sizeof tmp);
+        tmp.n = n;
+        tmp.v = v;
+        tmp.kind = kind;
+        f = &tmp;
+    } else {
+        st = push(c, kind, n, v, via, via_index);
+        if (st != ENC_PUSHED)
+            return st;
+        f = (eframe *)avki_stack_at(&c->stack, c->stack.n - 1);
     }
-    avk_writer_reset(&c->scratch);
-    f->outer = c->w;
-    c->w = &c->scratch;
-    return ENC_PUSHED;
-}
-
-static int run_record(ectx *c, eframe *f);
-
-/* One value of step s: leaves here, records, arrays and maps of boxed items
- * by pushing a frame (ENC_PUSHED); a union writes its branch index and is
- * followed to its branch, which gets the union as its frame's via. */
-static int encode_child(ectx *c, const avki_step *s, const avk_value *v)
-{
-    uint8_t via = 0;
-    uint32_t via_index = 0;
-    size_t level = c->depth + 1;
-    for (;;) {
-        const avki_node *n = c->nodes + s->node;
-        int st;
-        if (AVK_UNLIKELY(!kind_ok(s, v))) {
-            st = wrong_kind(c, s, v);
-        } else if (is_leaf_op(s->op)) {
-            st = encode_leaf(c, s, v);
-        } else if (AVK_UNLIKELY(level > c->max_depth)) {
-            st = depth_exceeded(c);
-        } else {
-            switch ((avki_op)s->op) {
-            case AVKI_OP_RECORD:
-                if (AVK_UNLIKELY(n->count && !v->u.fields)) {
-                    st = avki_encode_mismatch(c->err, "record value has no fields (expected %u)",
-                                              n->count);
-                } else if (n->flat) {
-                    /* Leaves only: written here, its frame on the C stack. */
-                    eframe tmp;
-                    size_t saved = c->depth;
-                    memset(&tmp, 0, sizeof tmp);
-                    tmp.n = n;
-                    tmp.v = v;
-                    c->depth = level;
-                    st = run_record(c, &tmp);
-                    c->depth = saved;
-                } else {
-                    st = push(c, EK_RECORD, n, v, via, via_index);
-                }
-                break;
-            case AVKI_OP_ARRAY:
-                if (n->store != AVKI_STORE_BOXED) {
-                    st = encode_typed(c, n, v);
-                } else if (AVK_UNLIKELY(v->u.array.count && !v->u.array.items)) {
-                    st = avki_encode_mismatch(c->err, "array of %zu items has no items",
-                                              v->u.array.count);
-                } else {
-                    st = open_collection(c, EK_ARRAY, n, v, v->u.array.count, via, via_index);
-                }
-                break;
-            case AVKI_OP_MAP:
-                if (AVK_UNLIKELY(v->u.map.count && (!v->u.map.keys || !v->u.map.values)))
-                    st = avki_encode_mismatch(c->err, "map of %zu entries has no keys or values",
-                                              v->u.map.count);
-                else
-                    st = open_collection(c, EK_MAP, n, v, v->u.map.count, via, via_index);
-                break;
-            default: { /* AVKI_OP_UNION */
-                uint32_t b = v->u.branch.index;
-                if (AVK_UNLIKELY(b >= n->count)) {
-                    st = union_mismatch(c, n, b);
-                    break;
-                }
-                if (AVK_UNLIKELY(!v->u.branch.value)) {
-                    st = avki_encode_mismatch(c->err, "union value has no branch value");
-                    break;
-                }
-                st = avk_writer_write_long(c->w, (int64_t)b, c->err);
-                if (AVK_UNLIKELY(st != AVK_OK))
-                    break;
-                s = c->steps + n->first + b;
-                v = v->u.branch.value;
-                via = 1;
-                via_index = b;
-                level++;
-                continue;
-            }
-            }
+    if (c->block_sizes && c->w->sink) {
+        if (!c->scratch_ready) {
+            avk_writer_options o;
+            memset(&o, 0, sizeof o);
+            o.struct_size = sizeof o;
+            o.buffer_size = SCRATCH_INITIAL;
+            o.allocator = &c->w->alloc;
+            if (avk_writer_init_memory(&c->scratch, &o, NULL) != AVK_OK)
+                return scratch_failed(c);
+            c->scratch_ready = 1;
         }
-        if (AVK_UNLIKELY(st != AVK_OK && st != ENC_PUSHED) && via)
-            return tail_front(c, AVKI_SEG_BRANCH, via_index, NULL, (avk_status)st);
-        return st;
+        avk_writer_reset(&c->scratch);
+        f->outer = c->w;
+        c->w = &c->scratch;
     }
+    if (!n->flat)
+        return ENC_PUSHED;
+    saved = c->depth;
+    c->depth = level;
+    st = kind == EK_ARRAY ? run_array(c, f) : run_map(c, f);
+    c->depth = saved;
+    return st;
 }
 
-static int run_record(ectx *c, eframe *f)
+static int encode_child(ectx *c, const avki_step *s, const avk_value *v);
+
+AVK_INLINE int run_record_body(ectx *c, eframe *f)
 {
     const avki_node *n = f->n;
     const avki_step *s = c->steps + n->first;
@@ -643,6 +583,97 @@ static int run_record(ectx *c, eframe *f)
     return AVK_OK;
 }
 
+static int run_record(ectx *c, eframe *f);
+
+/* One value of step s: leaves here, records, arrays and maps of boxed items
+ * by pushing a frame (ENC_PUSHED); a union writes its branch index and is
+ * followed to its branch, which gets the union as its frame's via. */
+static int encode_child(ectx *c, const avki_step *s, const avk_value *v)
+{
+    uint8_t via = 0;
+    uint32_t via_index = 0;
+    size_t level = c->depth + 1;
+    for (;;) {
+        const avki_node *n = c->nodes + s->node;
+        int st;
+        if (AVK_UNLIKELY(!kind_ok(s, v))) {
+            st = wrong_kind(c, s, v);
+        } else if (is_leaf_op(s->op)) {
+            st = encode_leaf(c, s, v);
+        } else if (AVK_UNLIKELY(level > c->max_depth)) {
+            st = depth_exceeded(c);
+        } else {
+            switch ((avki_op)s->op) {
+            case AVKI_OP_RECORD:
+                if (AVK_UNLIKELY(n->count && !v->u.fields)) {
+                    st = avki_encode_mismatch(c->err, "record value has no fields (expected %u)",
+                                              n->count);
+                } else if (n->flat) {
+                    /* Leaves only: written here, its frame on the C stack. */
+                    eframe tmp;
+                    size_t saved = c->depth;
+                    memset(&tmp, 0, sizeof tmp);
+                    tmp.n = n;
+                    tmp.v = v;
+                    c->depth = level;
+                    st = run_record_body(c, &tmp);
+                    c->depth = saved;
+                } else {
+                    st = push(c, EK_RECORD, n, v, via, via_index);
+                }
+                break;
+            case AVKI_OP_ARRAY:
+                if (n->store != AVKI_STORE_BOXED) {
+                    st = encode_typed(c, n, v);
+                } else if (AVK_UNLIKELY(v->u.array.count && !v->u.array.items)) {
+                    st = avki_encode_mismatch(c->err, "array of %zu items has no items",
+                                              v->u.array.count);
+                } else {
+                    st = open_collection(c, EK_ARRAY, n, v, v->u.array.count, via, via_index,
+                                         level);
+                }
+                break;
+            case AVKI_OP_MAP:
+                if (AVK_UNLIKELY(v->u.map.count && (!v->u.map.keys || !v->u.map.values)))
+                    st = avki_encode_mismatch(c->err, "map of %zu entries has no keys or values",
+                                              v->u.map.count);
+                else
+                    st = open_collection(c, EK_MAP, n, v, v->u.map.count, via, via_index,
+                                         level);
+                break;
+            default: { /* AVKI_OP_UNION */
+                uint32_t b = v->u.branch.index;
+                if (AVK_UNLIKELY(b >= n->count)) {
+                    st = union_mismatch(c, n, b);
+                    break;
+                }
+                if (AVK_UNLIKELY(!v->u.branch.value)) {
+                    st = avki_encode_mismatch(c->err, "union value has no branch value");
+                    break;
+                }
+                st = avk_writer_write_long(c->w, (int64_t)b, c->err);
+                if (AVK_UNLIKELY(st != AVK_OK))
+                    break;
+                s = c->steps + n->first + b;
+                v = v->u.branch.value;
+                via = 1;
+                via_index = b;
+                level++;
+                continue;
+            }
+            }
+        }
+        if (AVK_UNLIKELY(st != AVK_OK && st != ENC_PUSHED) && via)
+            return tail_front(c, AVKI_SEG_BRANCH, via_index, NULL, (avk_status)st);
+        return st;
+    }
+}
+
+static int run_record(ectx *c, eframe *f)
+{
+    return run_record_body(c, f);
+}
+
 /* Ends the open block of f: with byte sizes, its size goes in the byte
  * left for it, the items moved up when it needs more. */
 static avk_status close_block(ectx *c, eframe *f)
@@ -667,7 +698,7 @@ static avk_status close_block(ectx *c, eframe *f)
 
 /* Moves f to its next block: closes the open one, then writes the next
  * block's header, or the 0 that ends the collection (*done). */
-static avk_status next_block(ectx *c, eframe *f, size_t count, int *done)
+AVK_INLINE avk_status next_block(ectx *c, eframe *f, size_t count, int *done)
 {
     size_t per = c->block_items ? c->block_items : count, k;
     static const uint8_t zero = 0;
@@ -880,14 +911,16 @@ avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer 
     /* A root record (the usual case) goes straight to its fields. */
     if (root.op == AVKI_OP_RECORD && v->type == root.type && (plan->nodes[0].count == 0 ||
                                                               v->u.fields)) {
-        st = push(&c, EK_RECORD, plan->nodes, v, 0, 0);
-        if (st == ENC_PUSHED) {
-            st = run_record(&c, local);
-            if (st == AVK_OK)
-                c.stack.n = 0;
-            else
-                st = run(&c, st);
-        }
+        local[0].n = plan->nodes;
+        local[0].v = v;
+        local[0].i = 0;
+        local[0].via = 0;
+        local[0].kind = EK_RECORD;
+        c.stack.n = 1;
+        c.depth = 1;
+        st = run_record_body(&c, local);
+        if (st != AVK_OK)
+            st = run(&c, st);
     } else {
         st = run(&c, encode_child(&c, &root, v));
     }

@@ -334,24 +334,34 @@ static int leaf_step(const avki_step *s)
            (s->op >= AVKI_OP_INT_LONG && s->op <= AVKI_OP_FLOAT_DOUBLE) || s->op == AVKI_OP_FAIL;
 }
 
+/* A leaf step, or a union whose branches are all leaves. */
+static int leafish_step(const avk_plan *p, const avki_step *s)
+{
+    uint32_t b;
+    if (leaf_step(s))
+        return 1;
+    if (s->op != AVKI_OP_UNION)
+        return 0;
+    for (b = 0; b < p->nodes[s->node].count; b++)
+        if (!leaf_step(&p->steps[p->nodes[s->node].first + b]))
+            return 0;
+    return 1;
+}
+
 void avki_plan_mark_flat(avk_plan *p)
 {
     size_t i;
     for (i = 0; i < p->node_count; i++) {
         avki_node *n = &p->nodes[i];
-        uint32_t f, b;
-        int flat = n->op == AVKI_OP_RECORD && !n->store;
-        for (f = 0; flat && f < n->count; f++) {
-            const avki_step *s = &p->steps[n->first + f];
-            if (leaf_step(s))
-                continue;
-            if (s->op != AVKI_OP_UNION) {
-                flat = 0;
-                break;
-            }
-            for (b = 0; b < p->nodes[s->node].count; b++)
-                if (!leaf_step(&p->steps[p->nodes[s->node].first + b]))
-                    flat = 0;
+        uint32_t f;
+        int flat = 0;
+        if (n->op == AVKI_OP_RECORD && !n->store) {
+            flat = 1;
+            for (f = 0; flat && f < n->count; f++)
+                flat = leafish_step(p, &p->steps[n->first + f]);
+        } else if ((n->op == AVKI_OP_ARRAY && n->store == AVKI_STORE_BOXED) ||
+                   n->op == AVKI_OP_MAP) {
+            flat = leafish_step(p, &p->steps[n->first]);
         }
         n->flat = (uint8_t)flat;
     }

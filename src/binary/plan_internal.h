@@ -78,8 +78,9 @@ typedef struct avki_node {
     uint8_t op;          /* avki_op */
     uint8_t store;       /* arrays: avki_store of the items; records, enums and
                             unions of a resolving plan: 1 (see extra) */
-    uint8_t flat;        /* records: every field a leaf or a union of leaves, so
-                            walkers run it inline, without a frame of its own */
+    uint8_t flat;        /* records whose fields, boxed arrays and maps whose items
+                            are all leaves or unions of leaves: walkers run them
+                            inline, without a frame of their own */
     uint32_t count;      /* record: fields; union: branches; enum: symbols;
                             fixed: size; array of fixed: the item size */
     uint32_t first;      /* record: first field step; union: first branch

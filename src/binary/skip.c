@@ -17,8 +17,10 @@ typedef struct sframe {
     uint8_t via;
 } sframe;
 
-/* Segments an error adds below the top frame: its child, a union branch. */
-#define STAIL_MAX 2
+/* Segments an error adds below the top frame: its child, and below it
+ * what runs without frames (a union branch, a record of leaves' field, an
+ * array of leaves' item, the union inside); 4 at most. */
+#define STAIL_MAX 6
 
 typedef struct sctx {
     avk_reader *r;
@@ -118,7 +120,7 @@ AVK_INLINE avk_status skip_length(sctx *c, const char *what)
 }
 
 /* Skips a value of a leaf step (ops below RECORD, enums, fixed). */
-static avk_status skip_leaf(sctx *c, const avki_step *s)
+AVK_INLINE avk_status skip_leaf(sctx *c, const avki_step *s)
 {
     avk_reader *r = c->r;
     switch ((avki_op)s->op) {
@@ -196,6 +198,7 @@ static avk_status tail_front(sctx *c, avki_seg_kind kind, uint64_t index, const 
 }
 
 static int skip_child(sctx *c, const avki_step *s);
+static int run_collection(sctx *c, sframe *f, int is_map);
 
 /* The fields of a flat record (leaves and unions of leaves). */
 static avk_status skip_flat_record(sctx *c, const avki_node *n)
@@ -236,6 +239,21 @@ static int skip_child(sctx *c, const avki_step *s)
             /* fall through */
         case AVKI_OP_ARRAY:
         case AVKI_OP_MAP:
+            if (n->flat && s->op != AVKI_OP_RECORD) {
+                /* Items of leaves: skipped here, the frame on the C stack. */
+                sframe tmp;
+                if (AVK_UNLIKELY(c->depth + 1 + (via ? 1 : 0) > c->limits->max_depth)) {
+                    st = depth_exceeded(c);
+                    break;
+                }
+                tmp.n = n;
+                tmp.i = 0;
+                tmp.bend = 0;
+                c->depth += via ? 2 : 1;
+                st = (avk_status)run_collection(c, &tmp, s->op == AVKI_OP_MAP);
+                c->depth -= via ? 2 : 1;
+                break;
+            }
             if (AVK_UNLIKELY(c->depth + 1 + (via ? 1 : 0) > c->limits->max_depth)) {
                 st = depth_exceeded(c);
                 break;

@@ -35,10 +35,8 @@ int avki_stack_grow(avki_stack *s)
     return 1;
 }
 
-void avki_stack_destroy(avki_stack *s)
+void avki_stack_free_heap(avki_stack *s)
 {
-    if (s->base != s->local)
-        s->alloc->free(s->alloc->ctx, s->base, s->cap * s->size);
+    s->alloc->free(s->alloc->ctx, s->base, s->cap * s->size);
     s->base = s->local;
-    s->n = 0;
 }

@@ -38,6 +38,13 @@ static inline void *avki_stack_at(const avki_stack *s, size_t i)
 }
 
 /* Gives back what the stack took from the allocator. */
-void avki_stack_destroy(avki_stack *s);
+void avki_stack_free_heap(avki_stack *s);
+
+static inline void avki_stack_destroy(avki_stack *s)
+{
+    if (s->base != s->local)
+        avki_stack_free_heap(s);
+    s->n = 0;
+}
 
 #endif
