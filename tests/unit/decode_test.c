@@ -2293,6 +2293,32 @@ static void test_skip_sized_blocks_unread(void **state)
 /* A sized block whose byte size disagrees with its items is malformed:
  * otherwise decode and skip would both succeed yet end at different
  * places (found by fuzz_decode). Reported at the block's count. */
+/* Records, arrays and maps of leaves run without frames of their own: an
+ * error inside them still has its whole path, through unions too. */
+static void test_paths_through_inline_values(void **state)
+{
+    avk_schema *s = AVKT_PARSE(
+        "{'type': 'record', 'name': 'R', 'fields': ["
+        " {'name': 'ps', 'type': {'type': 'array', 'items': ['null', {'type': 'record',"
+        "  'name': 'P', 'fields': [{'name': 'a', 'type': 'int'}, {'name': 'b', 'type': "
+        "  ['null', 'string']}]}]}},"
+        " {'name': 'm', 'type': ['null', {'type': 'map', 'values': ['null', 'boolean']}]},"
+        " {'name': 'q', 'type': ['null', 'P']}]}");
+    avk_plan *p = plan_of(avk_schema_root(s));
+    (void)state;
+    /* ps: one item, branch 1 (P): a = 1, b = branch 1, string of -1 bytes. */
+    EXPECT_ERROR_HEX(p, "02" "02" "02" "02" "01", AVK_ERR_MALFORMED, 4,
+                     "R.fields[0].items[0].branch[1].fields[1].branch[1]", SKIP_SAME);
+    /* m: branch 1, one entry "k" -> branch 1, boolean byte 2. */
+    EXPECT_ERROR_HEX(p, "00" "02" "02" "026b" "02" "02", AVK_ERR_MALFORMED, 6,
+                     "R.fields[1].branch[1].values[0].branch[1]", SKIP_SAME);
+    /* q: branch 1 (P): a is a varint of 6 bytes. */
+    EXPECT_ERROR_HEX(p, "00" "00" "02" "ffffffffff7f", AVK_ERR_MALFORMED, 3,
+                     "R.fields[2].branch[1].fields[0]", SKIP_SAME);
+    avk_plan_free(p);
+    avk_schema_free(s);
+}
+
 static void test_block_size_mismatch(void **state)
 {
     avk_schema *s = AVKT_PARSE("{'type': 'array', 'items': 'long'}");
@@ -2497,6 +2523,7 @@ int main(void)
         cmocka_unit_test(test_no_allocation_after_warmup),
         cmocka_unit_test(test_skip_sized_blocks_unread),
         cmocka_unit_test(test_block_size_mismatch),
+        cmocka_unit_test(test_paths_through_inline_values),
         cmocka_unit_test(test_skip_then_read),
         cmocka_unit_test(test_value_after_value),
         cmocka_unit_test(test_io_error),

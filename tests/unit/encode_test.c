@@ -369,6 +369,43 @@ static void test_record_union(void **state)
     done(&f);
 }
 
+/* Records, arrays and maps of leaves are written without frames of their
+ * own: a mismatch inside them still has its whole path. */
+static void test_paths_through_inline_values(void **state)
+{
+    avk_schema *s = AVKT_PARSE(
+        "{'type': 'record', 'name': 'R', 'fields': ["
+        " {'name': 'ps', 'type': {'type': 'array', 'items': ['null', {'type': 'record',"
+        "  'name': 'P', 'fields': [{'name': 'a', 'type': 'int'}, {'name': 'b', 'type': "
+        "  ['null', 'string']}]}]}},"
+        " {'name': 'm', 'type': ['null', {'type': 'map', 'values': ['null', 'boolean']}]}]}");
+    avk_plan *p = avkt_plan_new(avk_schema_root(s), 0, NULL, 0);
+    /* ps: [P{a: 1, b: "ab"}]; m: {"k": true} */
+    static const uint8_t bytes[] = {0x02, 0x02, 0x02, 0x02, 0x04, 'a', 'b', 0x00,
+                                    0x02, 0x02, 0x02, 'k', 0x02, 0x01, 0x00};
+    avk_arena *a;
+    avk_reader r;
+    avk_value v;
+    avk_value *b;
+    (void)state;
+    AVKT_OK(avk_arena_new(NULL, &a, NULL));
+    avk_reader_init_memory(&r, bytes, sizeof bytes);
+    AVKT_OK(avk_plan_decode(p, &r, a, &v, NULL));
+    b = v.u.fields[0].u.array.items;
+    b = b[0].u.branch.value->u.fields[1].u.branch.value;
+    b->u.bytes.data = NULL;
+    check_fail(p, &v, AVK_ERR_INVALID_ARGUMENT,
+               "R.fields[0].items[0].branch[1].fields[1].branch[1]");
+    check_fail_msg(p, &v, "R.fields[0].items[0].branch[1].fields[1].branch[1]",
+                   "string of 2 bytes has no data");
+    b->u.bytes.data = (const uint8_t *)"ab";
+    v.u.fields[1].u.branch.value->u.map.values[0].u.branch.value->u.boolean = 3;
+    check_fail(p, &v, AVK_ERR_INVALID_ARGUMENT, "R.fields[1].branch[1].values[0].branch[1]");
+    avk_arena_free(a);
+    avk_plan_free(p);
+    avk_schema_free(s);
+}
+
 static void test_record_mismatches(void **state)
 {
     fix f = fix_new(user_schema, 0, 0);
@@ -1063,6 +1100,7 @@ int main(void)
         cmocka_unit_test(test_enum_fixed),
         cmocka_unit_test(test_record_union),
         cmocka_unit_test(test_record_mismatches),
+        cmocka_unit_test(test_paths_through_inline_values),
         cmocka_unit_test(test_recursive_list),
         cmocka_unit_test(test_long_array_blocks),
         cmocka_unit_test(test_typed_arrays),
