@@ -804,8 +804,11 @@ static avk_status general_union(avk_builder *b, uint32_t branch, avk_error *err)
     if (n->op != AVKI_OP_UNION)
         return mismatch(b, saved, "avk_builder_union", node, err);
     if (branch >= n->count)
-        return wrong(b, saved, err, "avk_builder_union: branch %u out of range (%u branches)",
-                     branch, n->count);
+    {
+        char list[AVKI_BRANCH_LIST_MAX];
+        return wrong(b, saved, err, "avk_builder_union: branch %u out of range (branches: %s)",
+                     branch, avki_union_branch_list(n->type, list, sizeof list));
+    }
     st = push(b, node, branch, err);
     if (st != AVK_OK)
         return failed(b, saved, st, err);

@@ -68,11 +68,6 @@ avk_status avki_encode_mismatch(avk_error *err, const char *fmt, ...)
     return AVK_ERR_INVALID_ARGUMENT;
 }
 
-const char *avki_type_label(const avk_type *t)
-{
-    return t->fullname ? t->fullname : avk_kind_name(t->kind);
-}
-
 static avk_status wrong_kind(ectx *c, const avki_step *s, const avk_value *v)
     __attribute__((cold));
 
@@ -402,20 +397,9 @@ static avk_status union_mismatch(ectx *c, const avki_node *n, uint32_t b) __attr
 
 static avk_status union_mismatch(ectx *c, const avki_node *n, uint32_t b)
 {
-    char list[160];
-    size_t i, used = 0;
-    list[0] = 0;
-    for (i = 0; i < n->type->branch_count && used + 4 < sizeof list; i++) {
-        int k = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                         avki_type_label(n->type->branches[i]));
-        if (k < 0 || (size_t)k >= sizeof list - used) {
-            snprintf(list + used, sizeof list - used, "...");
-            break;
-        }
-        used += (size_t)k;
-    }
-    return avki_encode_mismatch(c->err, "union branch %u out of range (%u branches: %s)", b,
-                                n->count, list);
+    char list[AVKI_BRANCH_LIST_MAX];
+    return avki_encode_mismatch(c->err, "union branch %u out of range (branches: %s)", b,
+                                avki_union_branch_list(n->type, list, sizeof list));
 }
 
 /* ---- the explicit stack --------------------------------------------------------- */

@@ -23,8 +23,4 @@ avk_status avki_encode_typed_array(const avk_plan *plan, const avki_node *array,
 avk_status avki_encode_mismatch(avk_error *err, const char *fmt, ...)
     __attribute__((cold, format(printf, 2, 3)));
 
-/* The name a mismatch message uses for a type: its full name when named,
- * else its kind ("long", "array"). */
-const char *avki_type_label(const avk_type *t);
-
 #endif

@@ -129,37 +129,6 @@ static void pair_free(const avk_allocator *al, pair_map *m)
     al->free(al->ctx, m->node, m->cap * sizeof *m->node);
 }
 
-static const char *type_label(const avk_type *t)
-{
-    return t->fullname ? t->fullname : avk_kind_name(t->kind);
-}
-
-/* "[null, string, ns.User]": a union's branches for messages, cut short
- * with "..." when they do not fit in cap bytes. */
-static const char *branch_list(const avk_type *u, char *buf, size_t cap)
-{
-    size_t i, n = 0;
-    buf[n++] = '[';
-    for (i = 0; i < u->branch_count; i++) {
-        const char *label = type_label(u->branches[i]);
-        size_t len = strlen(label);
-        if (n + len + 2 + 5 > cap) {
-            memcpy(buf + n, "...", 3);
-            n += 3;
-            break;
-        }
-        if (i) {
-            memcpy(buf + n, ", ", 2);
-            n += 2;
-        }
-        memcpy(buf + n, label, len);
-        n += len;
-    }
-    buf[n++] = ']';
-    buf[n] = '\0';
-    return buf;
-}
-
 /* Appends a segment to a path; returns the old length to pop back to. */
 static size_t path_push(char *path, size_t *len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -411,7 +380,7 @@ static avk_status fail_node(rcomp *c, const avk_type *w, const avk_type *r, cons
     if (c->compat == COMPAT_STRICT)
         AVK_TRY(problem(c, NULL, "%s", why));
     msg = arena_text(c, "writer %s cannot be read as reader %s: %s (reader %s, writer %s)",
-                     type_label(w), type_label(r), why, c->rpath, c->wpath);
+                     avki_type_label(w), avki_type_label(r), why, c->rpath, c->wpath);
     if (!msg)
         return no_memory(c);
     AVK_TRY(new_node(c, AVKI_OP_FAIL, r, wmin(c, w), out));
@@ -547,7 +516,7 @@ static avk_status resolve_unions(rcomp *c, const avk_type *w, const avk_type *r,
     if (!map)
         return no_memory(c);
     snprintf(why, sizeof why, "no branch of the reader's union %s matches",
-             branch_list(r, list, sizeof list));
+             avki_union_branch_list(r, list, sizeof list));
     c->p->nodes[idx].count = (uint32_t)w->branch_count;
     AVK_TRY(new_steps(c, idx, w->branch_count));
     first = c->p->nodes[idx].first;
@@ -594,8 +563,8 @@ static avk_status resolve_unwrap(rcomp *c, const avk_type *w, const avk_type *r,
         } else {
             snprintf(why, sizeof why,
                      "branch %zu (%s) of the writer's union %s does not match the reader's %s", i,
-                     type_label(w->branches[i]), branch_list(w, list, sizeof list),
-                     type_label(r));
+                     avki_type_label(w->branches[i]), avki_union_branch_list(w, list, sizeof list),
+                     avki_type_label(r));
             AVK_TRY(fail_node(c, w->branches[i], r, why, &child));
         }
         set_step(c, first + i, child, r);
@@ -608,13 +577,13 @@ static avk_status mismatch(rcomp *c, const avk_type *w, const avk_type *r, uint3
 {
     char why[256];
     if (w->kind == r->kind && w->kind == AVK_FIXED && names_match(w, r))
-        snprintf(why, sizeof why, "fixed %s has %zu bytes, the writer's %s %zu", type_label(r),
-                 r->size, type_label(w), w->size);
+        snprintf(why, sizeof why, "fixed %s has %zu bytes, the writer's %s %zu", avki_type_label(r),
+                 r->size, avki_type_label(w), w->size);
     else if (w->kind == r->kind)
-        snprintf(why, sizeof why, "the names differ: %s and the writer's %s", type_label(r),
-                 type_label(w));
+        snprintf(why, sizeof why, "the names differ: %s and the writer's %s", avki_type_label(r),
+                 avki_type_label(w));
     else
-        snprintf(why, sizeof why, "%s cannot be read as %s", type_label(w), type_label(r));
+        snprintf(why, sizeof why, "%s cannot be read as %s", avki_type_label(w), avki_type_label(r));
     /* Fatal to the plan; the checks note it and go on past a failing node. */
     if (c->compat != COMPAT_STRICT)
         AVK_TRY(problem(c, NULL, "%s", why));
@@ -638,11 +607,11 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
         size_t ro;
         if (b < 0) {
             char why[256], list[200];
-            branch_list(r, list, sizeof list);
+            avki_union_branch_list(r, list, sizeof list);
             snprintf(why, sizeof why, "no branch of the reader's union %s matches", list);
             if (c->compat != COMPAT_STRICT) /* fatal to the plan */
                 st = problem(c, NULL, "the writer's %s matches no branch of the reader's union %s",
-                             type_label(w), list);
+                             avki_type_label(w), list);
             if (st == AVK_OK)
                 st = fail_node(c, w, r, why, out);
             c->depth--;
@@ -767,8 +736,8 @@ static avk_status build(rcomp *c, const avk_type *writer, const avk_type *reader
         if (!pair_find(&c->wnodes, p->nodes[i].type, NULL, &root) &&
             !pair_add(&p->alloc, &c->wnodes, p->nodes[i].type, NULL, (uint32_t)i))
             return no_memory(c);
-    c->rlen = (size_t)snprintf(c->rpath, PATH_CAP, "%s", type_label(reader));
-    c->wlen = (size_t)snprintf(c->wpath, PATH_CAP, "%s", type_label(writer));
+    c->rlen = (size_t)snprintf(c->rpath, PATH_CAP, "%s", avki_type_label(reader));
+    c->wlen = (size_t)snprintf(c->wpath, PATH_CAP, "%s", avki_type_label(writer));
     st = resolve(c, writer, reader, &root);
     if (st != AVK_OK)
         return st;

@@ -176,3 +176,32 @@ const char *avk_type_prop(const avk_type *t, const char *key)
 {
     return find_prop(t->props, t->prop_count, key);
 }
+
+const char *avki_type_label(const avk_type *t)
+{
+    return t->fullname ? t->fullname : avk_kind_name(t->kind);
+}
+
+const char *avki_union_branch_list(const avk_type *u, char *buf, size_t cap)
+{
+    size_t i, n = 0;
+    buf[n++] = '[';
+    for (i = 0; i < u->branch_count; i++) {
+        const char *label = avki_type_label(u->branches[i]);
+        size_t len = strlen(label);
+        if (n + len + 2 + 5 > cap) {
+            memcpy(buf + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (i) {
+            memcpy(buf + n, ", ", 2);
+            n += 2;
+        }
+        memcpy(buf + n, label, len);
+        n += len;
+    }
+    buf[n++] = ']';
+    buf[n] = '\0';
+    return buf;
+}

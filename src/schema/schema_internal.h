@@ -82,4 +82,16 @@ struct avk_schema {
 /* Shared, immutable nodes for the primitives written as bare names. */
 const avk_type *avki_primitive(avk_kind kind);
 
+/* The name messages use for a type: its full name when named, else its
+ * kind ("long", "array"). */
+const char *avki_type_label(const avk_type *t);
+
+/* Room for avki_union_branch_list's text in messages. */
+#define AVKI_BRANCH_LIST_MAX 160
+
+/* "[null, string, ns.User]": a union's branches for messages, written to
+ * buf (cap bytes, at least 8) and cut short with "..." when they do not fit;
+ * returns buf. */
+const char *avki_union_branch_list(const avk_type *u, char *buf, size_t cap);
+
 #endif

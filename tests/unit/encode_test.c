@@ -435,7 +435,7 @@ static void test_record_mismatches(void **state)
     /* Union branch out of range, then a branch value of the wrong kind. */
     v.u.fields[3].u.branch.index = 2;
     check_fail(f.p, &v, AVK_ERR_INVALID_ARGUMENT, "User.fields[3]");
-    check_fail_msg(f.p, &v, "User.fields[3]", "union branch 2 out of range (2 branches: null, string)");
+    check_fail_msg(f.p, &v, "User.fields[3]", "union branch 2 out of range (branches: [null, string])");
     v.u.fields[3].u.branch.index = 0; /* branch value is a string: wrong for null */
     check_fail(f.p, &v, AVK_ERR_INVALID_ARGUMENT, "User.fields[3].branch[0]");
     check_fail_msg(f.p, &v, "User.fields[3].branch[0]", "value is string, expected null");
