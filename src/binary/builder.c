@@ -158,12 +158,10 @@ static avk_writer *frame_out(avk_builder *b, size_t parent)
 
 void avk_builder_reset(avk_builder *b)
 {
-    size_t i;
     if (!b)
         return;
-    for (i = 0; i < b->scap; i++)
-        if (b->scratch[i].buf)
-            avk_writer_reset(&b->scratch[i]);
+    /* Block buffers are emptied when an array or map opens on them, so a
+     * reset costs the same after a value a million levels deep. */
     b->depth = 0;
     b->out = b->w;
     b->npend = 0;
