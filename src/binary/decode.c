@@ -590,9 +590,9 @@ static avk_status via_failed(dctx *c, uint8_t via, uint32_t via_index, avk_statu
     if (st == AVK_OK)
         return st;
     if (via == DV_BRANCH)
-        avki_dtail_push_front(c, AVKI_SEG_BRANCH, via_index, NULL);
+        avki_dtail(c, AVKI_SEG_BRANCH, via_index, NULL);
     else if (via == DV_WRITER_BRANCH)
-        avki_dtail_push_front(c, AVKI_SEG_WRITER_BRANCH, via_index, NULL);
+        avki_dtail(c, AVKI_SEG_WRITER_BRANCH, via_index, NULL);
     return st;
 }
 
@@ -756,7 +756,7 @@ avk_status avki_decode_leaf_unwrap(dctx *c, const avki_step *s, avk_value *v)
 static avk_status child_failed(dctx *c, avki_seg_kind kind, uint64_t index, const char *name,
                                avk_status st)
 {
-    avki_dtail_push_front(c, kind, index, name);
+    avki_dtail(c, kind, index, name);
     return st;
 }
 
@@ -1022,17 +1022,6 @@ static int run_map(dctx *c, dframe *f, dcoll *b)
 
 /* ---- the error's place ------------------------------------------------------- */
 
-/* Frames below the top give one segment each: the union they came
- * through and the child they are decoding; the top gives its union and
- * the tail's first segment, the tail the rest. */
-static size_t seg_count(const dctx *c)
-{
-    size_t below = c->nframes ? c->nframes - 1 : 0;
-    int top_via = c->nframes && c->frames[c->nframes - 1].via != DV_NONE &&
-                  c->frames[c->nframes - 1].via != DV_WRAP;
-    return below + (top_via || c->ntail ? 1 : 0) + (c->ntail > 1 ? c->ntail - 1 : 0);
-}
-
 static void set_via(avki_seg *out, const dframe *f)
 {
     if (f->via == DV_BRANCH)
@@ -1040,56 +1029,54 @@ static void set_via(avki_seg *out, const dframe *f)
     else if (f->via == DV_WRITER_BRANCH)
         out->via = AVKI_SEG_WRITER_BRANCH;
     else
-        out->via = AVKI_SEG_NONE;
+        out->via = AVKI_SEG_NONE; /* a wrap has no place of its own */
     out->via_index = f->via_index;
 }
 
-static void seg_at(const void *ctx, size_t i, avki_seg *out)
+/* Frame i's segment for avki_place: its via, and (below the top) the
+ * child it is decoding, i - 1. */
+static void frame_seg(const void *walker, size_t i, int top, avki_seg *out)
 {
-    const dctx *c = (const dctx *)ctx;
-    size_t below = c->nframes ? c->nframes - 1 : 0;
-    memset(out, 0, sizeof *out);
-    if (i < below) {
-        const dframe *f = c->frames + i;
-        uint64_t k = f->i - 1;
-        set_via(out, f);
-        out->index = k;
-        switch (f->kind) {
-        case DK_RECORD:
-            out->kind = AVKI_SEG_FIELD;
-            out->name = f->n->type->fields[k].name;
-            break;
-        case DK_RECORD_RX:
-            out->kind = AVKI_SEG_FIELD;
-            out->index = c->rx[f->n->extra].slots[k];
-            out->name = f->n->type->fields[out->index].name;
-            break;
-        case DK_ARRAY:
-            out->kind = AVKI_SEG_ITEM;
-            break;
-        default:
-            out->kind = AVKI_SEG_VALUE;
-            break;
-        }
+    const dctx *c = (const dctx *)walker;
+    const dframe *f = c->frames + i;
+    uint64_t k = f->i - 1;
+    set_via(out, f);
+    if (top)
         return;
+    out->index = k;
+    switch (f->kind) {
+    case DK_RECORD:
+        out->kind = AVKI_SEG_FIELD;
+        out->name = f->n->type->fields[k].name;
+        break;
+    case DK_RECORD_RX:
+        out->kind = AVKI_SEG_FIELD;
+        out->index = c->rx[f->n->extra].slots[k];
+        out->name = f->n->type->fields[out->index].name;
+        break;
+    case DK_ARRAY:
+        out->kind = AVKI_SEG_ITEM;
+        break;
+    default:
+        out->kind = AVKI_SEG_VALUE;
+        break;
     }
-    if (i == below) {
-        if (c->nframes)
-            set_via(out, c->frames + c->nframes - 1);
-        if (c->ntail) {
-            out->kind = c->tail[0].kind;
-            out->index = c->tail[0].index;
-            out->name = c->tail[0].name;
-        }
-        return;
-    }
-    *out = c->tail[i - below];
+}
+
+static avki_path_part place_part(dctx *c)
+{
+    c->place.nframes = c->nframes;
+    c->place.frame = frame_seg;
+    c->place.walker = c;
+    return avki_place_part(&c->place);
 }
 
 static avk_status report(dctx *c, avk_status st)
 {
-    if (!c->reported)
-        avki_path_report(c->err, avki_type_label(c->plan->type), seg_count(c), seg_at, c);
+    if (!c->reported) {
+        avki_path_part part = place_part(c);
+        avki_path_report_parts(c->err, avki_type_label(c->plan->type), &part, 1);
+    }
     return st;
 }
 
@@ -1098,18 +1085,16 @@ static avk_status skip_field(dctx *c, const avki_node *n, const avki_step *s, ui
     avki_path_part prefix;
     avk_status st;
     const avk_type *writer = c->rx[n->extra].writer;
-    c->ntail = 0;
-    avki_dtail_push_front(c, AVKI_SEG_WRITER_FIELD, i, writer->fields[i].name);
-    prefix.count = seg_count(c);
-    prefix.at = seg_at;
-    prefix.ctx = c;
+    c->place.ntail = 0;
+    avki_place_front(&c->place, AVKI_SEG_WRITER_FIELD, i, writer->fields[i].name, AVK_OK);
+    prefix = place_part(c);
     st = avki_skip_nested(c->plan, c->r, s->node, c->depth, &c->empty,
                           avki_type_label(c->plan->type), &prefix, c->err);
     if (AVK_UNLIKELY(st != AVK_OK)) {
         c->reported = 1;
         return st;
     }
-    c->ntail = 0;
+    c->place.ntail = 0;
     return AVK_OK;
 }
 
@@ -1168,7 +1153,7 @@ avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena
     c.ncoll = 0;
     c.coll_cap = LOCAL_COLLS;
     c.depth = 0;
-    c.ntail = 0;
+    c.place.ntail = 0;
     c.reported = 0;
     out->type = plan->type;
     /* Most values are one record of leaves: its frame is set up and run

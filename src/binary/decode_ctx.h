@@ -35,12 +35,6 @@ typedef struct dcoll {
     uint64_t off;       /* offset of the block's header */
 } dcoll;
 
-/* Segments an error adds below the top frame: its child, and below it
- * what runs without frames (a union branch, a record of leaves' field, an
- * array of leaves' or a typed array's item, the (writer's) union inside);
- * 4 at most. */
-#define DTAIL_MAX 6
-
 typedef struct dctx {
     avk_reader *r;
     const avk_plan *plan;
@@ -62,9 +56,7 @@ typedef struct dctx {
     size_t ncoll, coll_cap;
     size_t depth;       /* nesting of the open frames, unions counted */
 
-    /* An error's place below the top frame, innermost last. */
-    avki_seg tail[DTAIL_MAX];
-    size_t ntail;
+    avki_place place;   /* an error's place below the top frame */
     int reported;       /* err already has its path (the skipper wrote it) */
 } dctx;
 
@@ -79,9 +71,11 @@ AVK_INLINE void *avki_dalloc(dctx *c, size_t size, size_t align)
 /* The error for a failed avki_dalloc of size bytes (limit or memory). */
 avk_status avki_dalloc_failed(dctx *c, size_t size) __attribute__((cold));
 
-/* Puts seg in front of the error's tail (the caller's own place). */
-void avki_dtail_push_front(dctx *c, avki_seg_kind kind, uint64_t index, const char *name)
-    __attribute__((cold));
+/* Puts a segment in front of the error's tail (the caller's own place). */
+static inline void avki_dtail(dctx *c, avki_seg_kind kind, uint64_t index, const char *name)
+{
+    avki_place_front(&c->place, kind, index, name, AVK_OK);
+}
 
 /* Reads a block header at offset off: *count items (0 ends the
  * collection); *end gets the offset where a block with a byte size must

@@ -90,17 +90,6 @@ avk_status avki_dalloc_failed(dctx *c, size_t size)
                             "out of memory allocating %zu bytes", size);
 }
 
-void avki_dtail_push_front(dctx *c, avki_seg_kind kind, uint64_t index, const char *name)
-{
-    size_t n = c->ntail < DTAIL_MAX ? c->ntail : DTAIL_MAX - 1;
-    memmove(c->tail + 1, c->tail, n * sizeof c->tail[0]);
-    memset(&c->tail[0], 0, sizeof c->tail[0]);
-    c->tail[0].kind = kind;
-    c->tail[0].index = index;
-    c->tail[0].name = name;
-    c->ntail = n + 1;
-}
-
 /* Valid UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF). */
 int avki_utf8_valid(const uint8_t *s, size_t n)
 {

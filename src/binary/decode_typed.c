@@ -285,7 +285,7 @@ avk_status avki_decode_typed_array(dctx *c, const avki_node *n, avk_value *v)
                 avk_status st = read_typed(c, n, elem ? (uint8_t *)items + total * elem : NULL,
                                            (size_t)take, &bad);
                 if (AVK_UNLIKELY(st != AVK_OK)) {
-                    avki_dtail_push_front(c, AVKI_SEG_ITEM, total + bad, NULL);
+                    avki_dtail(c, AVKI_SEG_ITEM, total + bad, NULL);
                     return st;
                 }
             }

@@ -31,11 +31,6 @@ typedef struct eframe {
     uint8_t via;
 } eframe;
 
-/* Segments an error adds below the top frame: its child, and below it
- * what runs without frames (a union branch, a record of leaves' field, an
- * array of leaves' item, the union inside); 4 at most. */
-#define ETAIL_MAX 6
-
 typedef struct ectx {
     avk_writer *w;          /* where bytes go now: the caller's writer or the scratch */
     const avki_node *nodes;
@@ -49,8 +44,7 @@ typedef struct ectx {
     avk_error *err;
     avki_stack stack;       /* of eframe */
     size_t depth;           /* nesting of the open frames, unions counted */
-    avki_seg tail[ETAIL_MAX];
-    size_t ntail;
+    avki_place place;       /* an error's place below the top frame */
 } ectx;
 
 /* ---- cold reporting ------------------------------------------------------ */
@@ -365,10 +359,7 @@ AVK_INLINE uint8_t *fast_put_union(const ectx *c, const avki_step *s, const avk_
 /* A typed array's bad item: the error's tail (nothing is in it yet). */
 static void ctail_item(ectx *c, uint64_t index)
 {
-    memset(&c->tail[0], 0, sizeof c->tail[0]);
-    c->tail[0].kind = AVKI_SEG_ITEM;
-    c->tail[0].index = index;
-    c->ntail = 1;
+    avki_place_front(&c->place, AVKI_SEG_ITEM, index, NULL, AVK_OK);
 }
 
 /* A typed array (a C array of items): its items' type checked, then written. */
@@ -430,19 +421,6 @@ static int push(ectx *c, uint8_t kind, const avki_node *n, const avk_value *v, u
     return ENC_PUSHED;
 }
 
-/* Puts a segment in front of the error's tail. */
-static avk_status tail_front(ectx *c, avki_seg_kind kind, uint64_t index, const char *name,
-                             avk_status st)
-{
-    size_t n = c->ntail < ETAIL_MAX ? c->ntail : ETAIL_MAX - 1;
-    memmove(c->tail + 1, c->tail, n * sizeof c->tail[0]);
-    memset(&c->tail[0], 0, sizeof c->tail[0]);
-    c->tail[0].kind = kind;
-    c->tail[0].index = index;
-    c->tail[0].name = name;
-    c->ntail = n + 1;
-    return st;
-}
 
 static avk_status scratch_failed(ectx *c) __attribute__((cold));
 
@@ -542,7 +520,7 @@ AVK_INLINE int run_record_body(ectx *c, eframe *f)
                 } else {
                     st = avk_writer_write_longs(w, tmp, k, c->err);
                     if (AVK_UNLIKELY(st != AVK_OK))
-                        return tail_front(c, AVKI_SEG_FIELD, i, n->type->fields[i].name,
+                        return avki_place_front(&c->place, AVKI_SEG_FIELD, i, n->type->fields[i].name,
                                           (avk_status)st);
                 }
                 i += k;
@@ -559,7 +537,7 @@ AVK_INLINE int run_record_body(ectx *c, eframe *f)
                 return ENC_PUSHED;
         }
         if (AVK_UNLIKELY(st != AVK_OK))
-            return tail_front(c, AVKI_SEG_FIELD, i, n->type->fields[i].name, (avk_status)st);
+            return avki_place_front(&c->place, AVKI_SEG_FIELD, i, n->type->fields[i].name, (avk_status)st);
         p = w->pos;
         i++;
     }
@@ -648,7 +626,7 @@ static int encode_child(ectx *c, const avki_step *s, const avk_value *v)
             }
         }
         if (AVK_UNLIKELY(st != AVK_OK && st != ENC_PUSHED) && via)
-            return tail_front(c, AVKI_SEG_BRANCH, via_index, NULL, (avk_status)st);
+            return avki_place_front(&c->place, AVKI_SEG_BRANCH, via_index, NULL, (avk_status)st);
         return st;
     }
 }
@@ -741,7 +719,7 @@ static int run_array(ectx *c, eframe *f)
                     return ENC_PUSHED;
             }
             if (AVK_UNLIKELY(st != AVK_OK))
-                return tail_front(c, AVKI_SEG_ITEM, i, NULL, (avk_status)st);
+                return avki_place_front(&c->place, AVKI_SEG_ITEM, i, NULL, (avk_status)st);
             p = w->pos;
         }
         w->pos = p;
@@ -775,7 +753,7 @@ static int run_map(ectx *c, eframe *f)
             w->pos = p;
             st = write_bytes(c, v->u.map.keys + i, "map key");
             if (AVK_UNLIKELY(st != AVK_OK))
-                return tail_front(c, AVKI_SEG_KEY, i, NULL, (avk_status)st);
+                return avki_place_front(&c->place, AVKI_SEG_KEY, i, NULL, (avk_status)st);
             if (is_leaf_op(item->op)) {
                 st = encode_leaf(c, item, v->u.map.values + i);
             } else {
@@ -785,7 +763,7 @@ static int run_map(ectx *c, eframe *f)
                     return ENC_PUSHED;
             }
             if (AVK_UNLIKELY(st != AVK_OK))
-                return tail_front(c, AVKI_SEG_VALUE, i, NULL, (avk_status)st);
+                return avki_place_front(&c->place, AVKI_SEG_VALUE, i, NULL, (avk_status)st);
             p = w->pos;
         }
         w->pos = p;
@@ -798,43 +776,32 @@ static int run_map(ectx *c, eframe *f)
 
 /* ---- the error's place ------------------------------------------------------------ */
 
-static size_t seg_count(const ectx *c)
+/* Frame i's segment for avki_place: its via, and (below the top) the
+ * child it is walking, i - 1. */
+static void frame_seg(const void *walker, size_t i, int top, avki_seg *out)
 {
-    size_t n = c->stack.n, below = n ? n - 1 : 0;
-    int top_via = n && ((const eframe *)avki_stack_at(&c->stack, n - 1))->via;
-    return below + (top_via || c->ntail ? 1 : 0) + (c->ntail > 1 ? c->ntail - 1 : 0);
+    const ectx *c = (const ectx *)walker;
+    const eframe *f = (const eframe *)avki_stack_at(&c->stack, i);
+    if (f->via) {
+        out->via = AVKI_SEG_BRANCH;
+        out->via_index = f->via_index;
+    }
+    if (top)
+        return;
+    out->index = f->i - 1;
+    out->kind = f->kind == EK_RECORD  ? AVKI_SEG_FIELD
+                : f->kind == EK_ARRAY ? AVKI_SEG_ITEM
+                                      : AVKI_SEG_VALUE;
+    if (f->kind == EK_RECORD)
+        out->name = f->n->type->fields[f->i - 1].name;
 }
 
-static void seg_at(const void *ctx, size_t i, avki_seg *out)
+static avki_path_part place_part(ectx *c)
 {
-    const ectx *c = (const ectx *)ctx;
-    size_t n = c->stack.n, below = n ? n - 1 : 0;
-    memset(out, 0, sizeof *out);
-    if (i <= below && n) {
-        const eframe *f = (const eframe *)avki_stack_at(&c->stack, i);
-        if (f->via) {
-            out->via = AVKI_SEG_BRANCH;
-            out->via_index = f->via_index;
-        }
-        if (i < below) {
-            out->index = f->i - 1;
-            out->kind = f->kind == EK_RECORD  ? AVKI_SEG_FIELD
-                        : f->kind == EK_ARRAY ? AVKI_SEG_ITEM
-                                              : AVKI_SEG_VALUE;
-            if (f->kind == EK_RECORD)
-                out->name = f->n->type->fields[f->i - 1].name;
-            return;
-        }
-    }
-    if (i == below) {
-        if (c->ntail) {
-            out->kind = c->tail[0].kind;
-            out->index = c->tail[0].index;
-            out->name = c->tail[0].name;
-        }
-        return;
-    }
-    *out = c->tail[i - below];
+    c->place.nframes = c->stack.n;
+    c->place.frame = frame_seg;
+    c->place.walker = c;
+    return avki_place_part(&c->place);
 }
 
 /* Runs the open frames to the end. */
@@ -883,7 +850,7 @@ avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer 
     c.scratch_ready = 0;
     c.err = err;
     c.depth = 0;
-    c.ntail = 0;
+    c.place.ntail = 0;
     avki_stack_init(&c.stack, local, LOCAL_FRAMES, sizeof(eframe), &plan->alloc);
     root.op = plan->nodes[0].op;
     root.run = 0;
@@ -916,7 +883,8 @@ avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer 
          * already handed some of it on. */
         if (w->flushed == start_flushed && w->buf)
             w->pos = w->buf + start_used;
-        avki_path_report(err, avki_type_label(plan->type), seg_count(&c), seg_at, &c);
+        avki_path_part part = place_part(&c);
+        avki_path_report_parts(err, avki_type_label(plan->type), &part, 1);
     }
     avki_stack_destroy(&c.stack);
     return (avk_status)st;

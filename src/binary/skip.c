@@ -17,11 +17,6 @@ typedef struct sframe {
     uint8_t via;
 } sframe;
 
-/* Segments an error adds below the top frame: its child, and below it
- * what runs without frames (a union branch, a record of leaves' field, an
- * array of leaves' item, the union inside); 4 at most. */
-#define STAIL_MAX 6
-
 typedef struct sctx {
     avk_reader *r;
     const avki_node *nodes;
@@ -31,8 +26,7 @@ typedef struct sctx {
     avk_error *err;
     avki_stack stack; /* of sframe */
     size_t depth;     /* nesting of the open frames, unions counted */
-    avki_seg tail[STAIL_MAX];
-    size_t ntail;
+    avki_place place;                /* an error's place below the top frame */
     const char *root;                /* the root type's name, for paths */
     const avki_path_part *prefix;    /* the path above the value, or NULL */
 } sctx;
@@ -183,19 +177,6 @@ static avk_status stack_failed(sctx *c)
                             "out of memory for %zu levels of nesting", c->stack.n + 1);
 }
 
-/* Puts a segment in front of the error's tail. */
-static avk_status tail_front(sctx *c, avki_seg_kind kind, uint64_t index, const char *name,
-                             avk_status st)
-{
-    size_t n = c->ntail < STAIL_MAX ? c->ntail : STAIL_MAX - 1;
-    memmove(c->tail + 1, c->tail, n * sizeof c->tail[0]);
-    memset(&c->tail[0], 0, sizeof c->tail[0]);
-    c->tail[0].kind = kind;
-    c->tail[0].index = index;
-    c->tail[0].name = name;
-    c->ntail = n + 1;
-    return st;
-}
 
 static int skip_child(sctx *c, const avki_step *s);
 static int run_collection(sctx *c, sframe *f, int is_map);
@@ -208,7 +189,7 @@ static avk_status skip_flat_record(sctx *c, const avki_node *n)
     for (i = 0; i < n->count; i++) {
         int st = s[i].op < AVKI_OP_RECORD ? (int)skip_leaf(c, s + i) : skip_child(c, s + i);
         if (AVK_UNLIKELY(st != AVK_OK))
-            return tail_front(c, AVKI_SEG_FIELD, i, n->type->fields[i].name, (avk_status)st);
+            return avki_place_front(&c->place, AVKI_SEG_FIELD, i, n->type->fields[i].name, (avk_status)st);
     }
     return AVK_OK;
 }
@@ -292,7 +273,7 @@ static int skip_child(sctx *c, const avki_step *s)
             break;
         }
         if (AVK_UNLIKELY(st != AVK_OK) && via)
-            return tail_front(c, AVKI_SEG_BRANCH, via_index, NULL, st);
+            return avki_place_front(&c->place, AVKI_SEG_BRANCH, via_index, NULL, st);
         return st;
     }
 }
@@ -312,7 +293,7 @@ static int run_record(sctx *c, sframe *f)
                 return SKIP_PUSHED;
         }
         if (AVK_UNLIKELY(st != AVK_OK))
-            return tail_front(c, AVKI_SEG_FIELD, i, f->n->type->fields[i].name, (avk_status)st);
+            return avki_place_front(&c->place, AVKI_SEG_FIELD, i, f->n->type->fields[i].name, (avk_status)st);
     }
     return AVK_OK;
 }
@@ -409,7 +390,7 @@ static int run_collection(sctx *c, sframe *f, int is_map)
             if (is_map) {
                 st = skip_length(c, "string");
                 if (AVK_UNLIKELY(st != AVK_OK))
-                    return tail_front(c, AVKI_SEG_KEY, i, NULL, (avk_status)st);
+                    return avki_place_front(&c->place, AVKI_SEG_KEY, i, NULL, (avk_status)st);
             }
             if (item->op < AVKI_OP_RECORD) {
                 st = skip_leaf(c, item);
@@ -420,7 +401,7 @@ static int run_collection(sctx *c, sframe *f, int is_map)
                     return SKIP_PUSHED;
             }
             if (AVK_UNLIKELY(st != AVK_OK))
-                return tail_front(c, is_map ? AVKI_SEG_VALUE : AVKI_SEG_ITEM, i, NULL,
+                return avki_place_front(&c->place, is_map ? AVKI_SEG_VALUE : AVKI_SEG_ITEM, i, NULL,
                                   (avk_status)st);
         }
         f->i = i;
@@ -432,43 +413,32 @@ static int run_collection(sctx *c, sframe *f, int is_map)
 
 /* ---- the error's place ------------------------------------------------------------ */
 
-static size_t seg_count(const sctx *c)
+/* Frame i's segment for avki_place: its via, and (below the top) the
+ * child it is walking, i - 1. */
+static void frame_seg(const void *walker, size_t i, int top, avki_seg *out)
 {
-    size_t n = c->stack.n, below = n ? n - 1 : 0;
-    int top_via = n && ((const sframe *)avki_stack_at(&c->stack, n - 1))->via;
-    return below + (top_via || c->ntail ? 1 : 0) + (c->ntail > 1 ? c->ntail - 1 : 0);
+    const sctx *c = (const sctx *)walker;
+    const sframe *f = (const sframe *)avki_stack_at(&c->stack, i);
+    if (f->via) {
+        out->via = AVKI_SEG_BRANCH;
+        out->via_index = f->via_index;
+    }
+    if (top)
+        return;
+    out->index = f->i - 1;
+    out->kind = f->kind == SK_RECORD  ? AVKI_SEG_FIELD
+                : f->kind == SK_ARRAY ? AVKI_SEG_ITEM
+                                      : AVKI_SEG_VALUE;
+    if (f->kind == SK_RECORD)
+        out->name = f->n->type->fields[f->i - 1].name;
 }
 
-static void seg_at(const void *ctx, size_t i, avki_seg *out)
+static avki_path_part place_part(sctx *c)
 {
-    const sctx *c = (const sctx *)ctx;
-    size_t n = c->stack.n, below = n ? n - 1 : 0;
-    memset(out, 0, sizeof *out);
-    if (i <= below && n) {
-        const sframe *f = (const sframe *)avki_stack_at(&c->stack, i);
-        if (f->via) {
-            out->via = AVKI_SEG_BRANCH;
-            out->via_index = f->via_index;
-        }
-        if (i < below) {
-            out->index = f->i - 1;
-            out->kind = f->kind == SK_RECORD  ? AVKI_SEG_FIELD
-                        : f->kind == SK_ARRAY ? AVKI_SEG_ITEM
-                                              : AVKI_SEG_VALUE;
-            if (f->kind == SK_RECORD)
-                out->name = f->n->type->fields[f->i - 1].name;
-            return;
-        }
-    }
-    if (i == below) {
-        if (c->ntail) {
-            out->kind = c->tail[0].kind;
-            out->index = c->tail[0].index;
-            out->name = c->tail[0].name;
-        }
-        return;
-    }
-    *out = c->tail[i - below];
+    c->place.nframes = c->stack.n;
+    c->place.frame = frame_seg;
+    c->place.walker = c;
+    return avki_place_part(&c->place);
 }
 
 static avk_status report(sctx *c, avk_status st)
@@ -477,10 +447,7 @@ static avk_status report(sctx *c, avk_status st)
     size_t np = 0;
     if (c->prefix)
         parts[np++] = *c->prefix;
-    parts[np].count = seg_count(c);
-    parts[np].at = seg_at;
-    parts[np].ctx = c;
-    np++;
+    parts[np++] = place_part(c);
     avki_path_report_parts(c->err, c->root, parts, np);
     return st;
 }
@@ -524,7 +491,7 @@ static void sctx_init(sctx *c, const avk_plan *plan, avk_reader *r, sframe *loca
     c->empty = empty;
     c->err = err;
     c->depth = depth;
-    c->ntail = 0;
+    c->place.ntail = 0;
     c->root = root;
     c->prefix = prefix;
     avki_stack_init(&c->stack, local, LOCAL_FRAMES, sizeof(sframe), &plan->alloc);

@@ -179,3 +179,55 @@ void avki_seg_array_at(const void *ctx, size_t i, avki_seg *out)
 {
     *out = ((const avki_seg *)ctx)[i];
 }
+
+avk_status avki_place_front(avki_place *p, avki_seg_kind kind, uint64_t index, const char *name,
+                            avk_status st)
+{
+    size_t n = p->ntail < AVKI_TAIL_MAX ? p->ntail : AVKI_TAIL_MAX - 1;
+    memmove(p->tail + 1, p->tail, n * sizeof p->tail[0]);
+    memset(&p->tail[0], 0, sizeof p->tail[0]);
+    p->tail[0].kind = kind;
+    p->tail[0].index = index;
+    p->tail[0].name = name;
+    p->ntail = n + 1;
+    return st;
+}
+
+static void place_at(const void *ctx, size_t i, avki_seg *out)
+{
+    const avki_place *p = (const avki_place *)ctx;
+    size_t below = p->nframes ? p->nframes - 1 : 0;
+    memset(out, 0, sizeof *out);
+    if (i < below) {
+        p->frame(p->walker, i, 0, out);
+        return;
+    }
+    if (i == below) {
+        if (p->nframes)
+            p->frame(p->walker, i, 1, out);
+        if (p->ntail) {
+            out->kind = p->tail[0].kind;
+            out->index = p->tail[0].index;
+            out->name = p->tail[0].name;
+        }
+        return;
+    }
+    *out = p->tail[i - below];
+}
+
+avki_path_part avki_place_part(const avki_place *p)
+{
+    avki_path_part part;
+    size_t below = p->nframes ? p->nframes - 1 : 0;
+    int top = 0;
+    if (p->nframes) {
+        avki_seg s;
+        memset(&s, 0, sizeof s);
+        p->frame(p->walker, below, 1, &s);
+        top = s.via != AVKI_SEG_NONE;
+    }
+    part.count = below + (top || p->ntail ? 1 : 0) + (p->ntail > 1 ? p->ntail - 1 : 0);
+    part.at = place_at;
+    part.ctx = p;
+    return part;
+}

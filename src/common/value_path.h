@@ -65,4 +65,33 @@ void avki_path_report_parts(avk_error *err, const char *root, const avki_path_pa
 /* Segments from a plain array (segs[0] outermost), for walkers that keep one. */
 void avki_seg_array_at(const void *ctx, size_t i, avki_seg *out);
 
+/* ---- a walker's place ---------------------------------------------------- */
+
+/* Places below the top frame that run without frames (a union branch, a
+ * record of leaves' field, an item of an array of leaves, the union inside
+ * it): a few at most. */
+#define AVKI_TAIL_MAX 6
+
+/* Where a walker with an explicit stack of frames stands when it fails:
+ * its frames, then the tail its failing code fills as it returns
+ * (innermost first, each caller putting its own place in front). */
+typedef struct avki_place {
+    avki_seg tail[AVKI_TAIL_MAX];
+    size_t ntail;
+    size_t nframes;
+    /* Frame i's segment: the union it came through (via) and, unless top,
+     * the child it is walking. */
+    void (*frame)(const void *walker, size_t i, int top, avki_seg *out);
+    const void *walker;
+} avki_place;
+
+/* Puts a segment in front of p's tail (dropping the innermost when full);
+ * returns st, so a failing walker can `return avki_place_front(...)`. */
+avk_status avki_place_front(avki_place *p, avki_seg_kind kind, uint64_t index, const char *name,
+                            avk_status st) __attribute__((cold));
+
+/* p as a path part: frames below the top one segment each, the top's via
+ * with the tail's first segment, then the rest of the tail. */
+avki_path_part avki_place_part(const avki_place *p);
+
 #endif
