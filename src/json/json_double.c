@@ -711,8 +711,10 @@ static uint64_t shortest(uint64_t c, int q, int asymmetric, int *e10)
     s = vb >> 2; /* floor(v / 10^k), 16 or 17 digits */
     *e10 = k;
     /* One digit fewer: at most one multiple of 10 fits the interval,
-     * which is narrower than 10^(k+1). */
-    if (s >= 100) {
+     * which is narrower than 10^(k+1). (s has 16 or 17 digits for a
+     * double, but as few as 2 for a subnormal float: 2.9e-44 must come
+     * out as 3e-44.) */
+    if (s >= 10) {
         uint64_t sp10 = s / 10 * 10, tp10 = sp10 + 10;
         int upin = vbl + out <= sp10 << 2;
         int wpin = (tp10 << 2) + out <= vbr;
