@@ -50,7 +50,8 @@ typedef struct rctx {
 /* Reports st for the JSON node j: "line L, column C: <what>", the place
  * in the whole input (none for a default: that JSON is the schema's). */
 static avk_status fail_at(rctx *c, const avki_json *j, int is_default, avk_status st,
-                          const char *fmt, ...) __attribute__((cold, noinline, format(printf, 5, 6)));
+                          const char *fmt, ...)
+    __attribute__((cold, noinline, format(printf, 5, 6)));
 
 static avk_status fail_at(rctx *c, const avki_json *j, int is_default, avk_status st,
                           const char *fmt, ...)

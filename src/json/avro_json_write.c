@@ -460,8 +460,9 @@ static avk_status write_leaf(jctx *c, const avk_value *v)
     case AVK_ENUM: {
         const char *sym;
         if (v->u.index < 0 || (size_t)v->u.index >= t->symbol_count)
-            return bad(c, AVK_ERR_INVALID_ARGUMENT, "enum index %d out of range (%s has %zu symbols)",
-                       (int)v->u.index, t->fullname, t->symbol_count);
+            return bad(c, AVK_ERR_INVALID_ARGUMENT,
+                       "enum index %d out of range (%s has %zu symbols)", (int)v->u.index,
+                       t->fullname, t->symbol_count);
         sym = t->symbols[v->u.index];
         return put_name(c, sym, strlen(sym));
     }

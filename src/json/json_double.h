@@ -37,7 +37,9 @@ size_t avki_json_format_double(char *out, double d);
  * is "640349.44", FLT_MIN "1.1754944e-38"), laid out as
  * avki_json_format_double lays out its digits: as %g does with precision
  * 15, ".0" added to whole numbers ("16777216.0", "1e+20", "1e-05",
- * "-0.0"); NaN and infinities as the same quoted strings. No allocation, no global state; thread-safe. */
+ * "-0.0"); NaN and infinities as the same quoted strings. Schubfach again:
+ * the double algorithm, with the float's 24-bit significand and rounding
+ * interval. No allocation, no global state; thread-safe. */
 size_t avki_json_format_float(char *out, float x);
 
 /* Writes v in decimal at out (AVKI_JSON_NUMBER_MAX bytes of room, no NUL

@@ -304,7 +304,8 @@ parse_string(parser *ps, const char *q, const char **out, size_t *out_len, avk_s
         }
         if (AVK_UNLIKELY(p >= end)) {
             *st = ps->more ? truncated(ps, end)
-                           : fail(ps, q, AVK_ERR_MALFORMED, "unterminated string (no closing '\"')");
+                           : fail(ps, q, AVK_ERR_MALFORMED,
+                                  "unterminated string (no closing '\"')");
             return NULL;
         }
         c = (unsigned char)*p;

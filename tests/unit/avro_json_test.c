@@ -415,8 +415,8 @@ static void test_write_invalid_utf8_fails(void **state)
         /* Valid UTF-8 of every length passes, escapes as before. */
         AVKT_OK(write_str("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"\n\x01/\x7f", 14, "\xc3\xa9", 2,
                           0, bs, out, sizeof out, &err));
-        assert_string_equal(out, "{\"s\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\\"\\n\\u0001/\x7f\","
-                                 "\"m\":{\"\xc3\xa9\":7}}");
+        assert_string_equal(out, "{\"s\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\\"\\n\\u0001/"
+                                 "\x7f\",\"m\":{\"\xc3\xa9\":7}}");
     }
 }
 
@@ -431,9 +431,10 @@ static void test_write_invalid_utf8_replaced(void **state)
         /* Table 3-8: a, F1 80 80, E1 80, C2, b, 80, c, 80, BF, d */
         {"\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64",
          "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c\xEF\xBF\xBD\xEF\xBF\xBD" "d"},
-        {"\xE0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD"},                     /* overlong: E0 starts nothing */
-        {"\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},     /* surrogate */
-        {"\xF4\x90\x80\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"}, /* > U+10FFFF */
+        /* overlong (E0 starts nothing), surrogate, above U+10FFFF */
+        {"\xE0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD"},
+        {"\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+        {"\xF4\x90\x80\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
         {"\xC0\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD"},
         {"\xF5\xFF", "\xEF\xBF\xBD\xEF\xBF\xBD"},
         {"x\xE2\x82", "x\xEF\xBF\xBD"},                              /* cut at the end */

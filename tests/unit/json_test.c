@@ -1436,9 +1436,10 @@ static void test_equal_deep(void **state)
 
 static void test_equal_keys_and_counts(void **state)
 {
-    static const char *const texts[] = {"{\"a\":[1,{\"b\":2}],\"c\":3}", "{\"a\":[1,{\"b\":2}],\"d\":3}",
-                                        "{\"a\":[1,{\"c\":2}],\"c\":3}", "{\"a\":[1,{\"b\":2}]}",
-                                        "{\"a\":[1,{\"b\":2},3],\"c\":3}", "[]", "{}", "null"};
+    static const char *const texts[] = {
+        "{\"a\":[1,{\"b\":2}],\"c\":3}", "{\"a\":[1,{\"b\":2}],\"d\":3}", "{\"a\":[1,{\"c\":2}],\"c\":3}",
+        "{\"a\":[1,{\"b\":2}]}",        "{\"a\":[1,{\"b\":2},3],\"c\":3}", "[]",
+        "{}",                         "null"};
     avki_arena a;
     avk_error err;
     const avki_json *v[8];
