@@ -109,6 +109,10 @@ static avk_status fail_expected(parser *ps, const char *at, const char *what)
         return fail(ps, at, AVK_ERR_MALFORMED, "expected %s, found end of input", what);
     }
     c = (unsigned char)*at;
+    /* The start of a byte order mark: the message waits for the rest. */
+    if (at == ps->start && ps->more && ps->end - at < 3 &&
+        memcmp(at, "\xEF\xBB\xBF", (size_t)(ps->end - at)) == 0)
+        return truncated(ps, ps->end);
     if (at == ps->start && ps->end - at >= 3 && memcmp(at, "\xEF\xBB\xBF", 3) == 0)
         return fail(ps, at, AVK_ERR_MALFORMED,
                     "expected %s, found a byte order mark (not allowed in JSON text)", what);

@@ -908,6 +908,14 @@ static void test_read_first_value(void **state)
     expect_first("'string'", "\"\\ud83d\\ude00\"", FIRST, AVK_OK, 14, "\"\xf0\x9f\x98\x80\"");
     expect_first("'string'", "\"abc", LAST, AVK_ERR_MALFORMED, 0,
                  "line 1, column 1: unterminated string (no closing '\"')");
+    /* A byte order mark's message needs its 3 bytes (found by fuzzing). */
+    expect_first("'int'", "\xEF\xBB", FIRST, AVK_ERR_TRUNCATED, 0,
+                 "line 1, column 3: the text ends inside a value");
+    expect_first("'int'", "\xEF\xBB", LAST, AVK_ERR_MALFORMED, 0,
+                 "line 1, column 1: expected a value, found byte 0xEF");
+    expect_first("'int'", "\xEF\xBB\xBF", FIRST, AVK_ERR_MALFORMED, 0,
+                 "line 1, column 1: expected a value, found a byte order mark (not allowed in "
+                 "JSON text)");
     /* Without the flag the text is one value, as before. */
     expect_first(R, "{\"a\":1} {\"a\":2}", 0, AVK_ERR_MALFORMED, 0,
                  "line 1, column 9: expected end of input after the value, found '{'");
