@@ -86,7 +86,7 @@ static inline size_t room(const jctx *c)
 /* Numbers are formatted straight into the writer's buffer when the
  * longest text fits, else through a copy (a full memory writer near its
  * max_size, a stream with a tiny buffer). */
-static avk_status put_integer(jctx *c, long long v)
+static inline avk_status put_integer(jctx *c, long long v)
 {
     char tmp[AVKI_JSON_NUMBER_MAX];
     if (AVK_LIKELY(room(c) >= AVKI_JSON_NUMBER_MAX)) {
@@ -99,7 +99,7 @@ static avk_status put_integer(jctx *c, long long v)
 /* The fewest significant digits (15 to 17) that read back as exactly d,
  * with ".0" added to integral values so they still read as doubles
  * (json_double.h has the exact rule). */
-static avk_status put_double(jctx *c, double d)
+static inline avk_status put_double(jctx *c, double d)
 {
     char tmp[AVKI_JSON_NUMBER_MAX];
     if (AVK_LIKELY(room(c) >= AVKI_JSON_NUMBER_MAX)) {
@@ -111,7 +111,7 @@ static avk_status put_double(jctx *c, double d)
 
 /* The fewest digits that read back as exactly f (not the double it
  * widens to: 0.1f is "0.1"), as Java prints floats. */
-static avk_status put_float(jctx *c, float f)
+static inline avk_status put_float(jctx *c, float f)
 {
     char tmp[AVKI_JSON_NUMBER_MAX];
     if (AVK_LIKELY(room(c) >= AVKI_JSON_NUMBER_MAX)) {
@@ -154,14 +154,14 @@ static inline size_t put_escape(uint8_t *d, unsigned b)
     return 6;
 }
 
-/* Nonzero when one of the 8 bytes in x is not plain ASCII to copy: below
- * 0x20, '"', '\\', or 0x80 and up (the usual "has a zero byte" test for
- * each; exact, no false positives). */
-static inline uint64_t special8(uint64_t x)
+/* Nonzero when one of the 8 bytes in x needs an escape: below 0x20, '"'
+ * or '\\' (the usual "has a zero byte" test for each; exact as a yes or
+ * no). Bytes from 0x80 up never match: their top bit is set. */
+static inline uint64_t escape8(uint64_t x)
 {
     const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
     uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-    return (x | ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & tops;
+    return ((x - ones * 0x20) & ~x & tops) | ((q - ones) & ~q & tops) | ((b - ones) & ~b & tops);
 }
 
 /* U+FFFD, what replaces each maximal invalid subpart. */
@@ -195,42 +195,81 @@ static avk_status put_string(jctx *c, const uint8_t *s, size_t len, int is_key)
      * the buffer, eight bytes at a time while they are plain ASCII. */
     if (AVK_LIKELY(len < ((size_t)-1 - 2) / 6 && room(c) >= len * 6 + 2)) {
         uint8_t *d = w->pos;
+        size_t n;
         *d++ = '"';
         for (;;) {
-            unsigned b;
-            size_t n;
+            const uint8_t *stop;
             while (end - p >= 8) {
-                uint64_t x;
+                uint64_t x, hi;
                 memcpy(&x, p, 8);
-                if (special8(x))
+                if (AVK_UNLIKELY(escape8(x)))
                     break;
+                hi = x & 0x8080808080808080u;
+                if (hi) {
+                    /* Characters beyond ASCII: check each sequence that
+                     * starts in these 8 bytes, then copy them whole. */
+                    const uint8_t *q = p + (__builtin_ctzll(hi) >> 3);
+                    stop = p + 8;
+                    do {
+                        n = avki_utf8_sequence(q, (size_t)(end - q));
+                        if (AVK_UNLIKELY(!n)) {
+                            memcpy(d, p, (size_t)(q - p));
+                            d += q - p;
+                            p = q;
+                            goto invalid;
+                        }
+                        q += n;
+                        while (q < stop && *q < 0x80)
+                            q++;
+                    } while (q < stop);
+                    /* 8 to 11 bytes: two fixed copies, no library call */
+                    memcpy(d, p, 8);
+                    if (q - p > 8)
+                        memcpy(d + (q - p) - 4, q - 4, 4);
+                    d += q - p;
+                    p = q;
+                    continue;
+                }
                 memcpy(d, p, 8);
                 d += 8;
                 p += 8;
             }
-            if (p == end)
-                break;
-            b = *p;
-            if (b < 0x80) {
-                if (escape_of[b])
-                    d += put_escape(d, b);
-                else
-                    *d++ = (uint8_t)b;
-                p++;
-                continue;
-            }
-            n = avki_utf8_sequence(p, (size_t)(end - p));
-            if (AVK_LIKELY(n)) {
-                memcpy(d, p, n);
+            /* The last bytes, or 8 with one to escape: one by one. */
+            stop = end - p > 8 ? p + 8 : end;
+            while (p < stop) {
+                unsigned b = *p;
+                if (b < 0x80) {
+                    if (escape_of[b])
+                        d += put_escape(d, b);
+                    else
+                        *d = (uint8_t)b, d++;
+                    p++;
+                    continue;
+                }
+                n = avki_utf8_sequence(p, (size_t)(end - p));
+                if (AVK_UNLIKELY(!n))
+                    goto invalid;
+                d[0] = p[0];
+                d[1] = p[1];
+                if (n > 2) {
+                    d[2] = p[2];
+                    if (n > 3)
+                        d[3] = p[3];
+                }
                 d += n;
                 p += n;
-                continue;
             }
+            if (p >= end)
+                break;
+            continue;
+        invalid:
             if (!c->replace)
                 return bad_utf8(c, s, len, (size_t)(p - s), is_key); /* nothing written yet */
             memcpy(d, replacement, 3);
             d += 3;
             p += avki_utf8_bad_length(p, (size_t)(end - p));
+            if (p >= end)
+                break;
         }
         *d++ = '"';
         w->pos = d;
@@ -432,7 +471,8 @@ static size_t write_numbers(jctx *c, const avk_type *items, const void *base, si
 #undef AS_IS
 
 /* A value that is no record, array, map or union. */
-static avk_status write_leaf(jctx *c, const avk_value *v)
+static inline __attribute__((always_inline)) avk_status write_leaf(jctx *c,
+                                                                     const avk_value *v)
 {
     const avk_type *t = v->type;
     switch (t->kind) {
@@ -472,7 +512,7 @@ static avk_status write_leaf(jctx *c, const avk_value *v)
 }
 
 /* Opens container v's frame (the caller has checked the depth). */
-static avk_status push(jctx *c, const avk_value *v)
+static inline avk_status push(jctx *c, const avk_value *v)
 {
     if (AVK_UNLIKELY(c->top == c->cap)) {
         avk_allocator *a = &c->w->alloc;
@@ -588,17 +628,42 @@ static avk_status open_container(jctx *c, const avk_value *v)
     }
 }
 
-/* The value to write next (*next), from the innermost open container:
- * writes what comes between (commas, names, line breaks), leaves inline,
- * and the ends of containers it finishes. *next is NULL when the root is
- * finished. */
-static avk_status advance(jctx *c, const avk_value **next)
+/* A child of the innermost container: a leaf is written, a container
+ * opened (its frame pushed, unless it was written whole). Returns with
+ * *opened 1 when a frame was pushed: the caller goes on with it. */
+AVK_INLINE avk_status child(jctx *c, const avk_value *v, int *opened)
+{
+    size_t top = c->top;
+    if (AVK_UNLIKELY(!v->type))
+        return bad(c, AVK_ERR_INVALID_ARGUMENT, "value has no type");
+    if (!is_container(v->type->kind))
+        return write_leaf(c, v);
+    /* The usual container, a record, without the call. */
+    if (v->type->kind == AVK_RECORD && v->type->field_count && v->u.fields &&
+        c->top < c->max_depth && c->top < c->cap) {
+        c->st[c->top].v = v;
+        c->st[c->top].i = 0;
+        c->top++;
+        *opened = 1;
+        return AVK_OK;
+    }
+    AVK_TRY(open_container(c, v));
+    *opened = c->top != top;
+    return AVK_OK;
+}
+
+/* Writes the open containers' children until the stack is empty: leaves
+ * inline, containers by pushing their frames (a frame's i is the child
+ * being written, so an error's path can name it); a finished container
+ * writes its end and pops, and its parent moves past it. */
+static avk_status run_frames(jctx *c)
 {
     while (c->top) {
         frame *f = &c->st[c->top - 1];
         const avk_value *v = f->v;
         const avk_type *t = v->type;
         size_t depth = c->top - 1; /* of v */
+        int opened = 0;
         switch (t->kind) {
         case AVK_RECORD: {
             size_t n = t->field_count;
@@ -622,11 +687,9 @@ static avk_status advance(jctx *c, const avk_value **next)
                     AVK_TRY(put_name(c, name, len));
                     AVK_TRY(colon(c));
                 }
-                if (AVK_UNLIKELY(!fv->type || is_container(fv->type->kind))) {
-                    *next = fv;
-                    return AVK_OK;
-                }
-                AVK_TRY(write_leaf(c, fv));
+                AVK_TRY(child(c, fv, &opened));
+                if (opened)
+                    goto descend;
             }
             AVK_TRY(newline(c, depth));
             AVK_TRY(put(c, "}", 1));
@@ -635,8 +698,10 @@ static avk_status advance(jctx *c, const avk_value **next)
         case AVK_ARRAY: {
             const avk_type *items = t->items;
             size_t n = v->u.array.count;
-            if (avk_array_is_typed(t, NULL)) {
-                if (!c->pretty && f->i == 0)
+            /* Typed items are all written in one visit, from 0: a visit
+             * further on is to boxed items. */
+            if (f->i == 0 && avk_array_is_typed(t, NULL)) {
+                if (!c->pretty)
                     f->i = write_numbers(c, items, v->u.array.items, n);
                 for (; f->i < n; f->i++) {
                     if (f->i)
@@ -650,11 +715,9 @@ static avk_status advance(jctx *c, const avk_value **next)
                     if (f->i)
                         AVK_TRY(put(c, ",", 1));
                     AVK_TRY(newline(c, depth + 1));
-                    if (AVK_UNLIKELY(!iv[f->i].type || is_container(iv[f->i].type->kind))) {
-                        *next = &iv[f->i];
-                        return AVK_OK;
-                    }
-                    AVK_TRY(write_leaf(c, &iv[f->i]));
+                    AVK_TRY(child(c, &iv[f->i], &opened));
+                    if (opened)
+                        goto descend;
                 }
             }
             AVK_TRY(newline(c, depth));
@@ -665,24 +728,23 @@ static avk_status advance(jctx *c, const avk_value **next)
             size_t n = v->u.map.count;
             for (; f->i < n; f->i++) {
                 const avk_bytes *k = &v->u.map.keys[f->i];
-                const avk_value *mv = &v->u.map.values[f->i];
                 AVK_TRY(member_start(c, depth, f->i));
                 AVK_TRY(put_string(c, k->data, k->len, 1));
                 AVK_TRY(colon(c));
-                if (AVK_UNLIKELY(!mv->type || is_container(mv->type->kind))) {
-                    *next = mv;
-                    return AVK_OK;
-                }
-                AVK_TRY(write_leaf(c, mv));
+                AVK_TRY(child(c, &v->u.map.values[f->i], &opened));
+                if (opened)
+                    goto descend;
             }
             AVK_TRY(newline(c, depth));
             AVK_TRY(put(c, "}", 1));
             break;
         }
-        default: /* union: its branch value, then the end */
+        default: /* union: its branch value (a container), then the end */
             if (f->i == 0) {
-                *next = v->u.branch.value;
-                return AVK_OK;
+                AVK_TRY(child(c, v->u.branch.value, &opened));
+                if (opened)
+                    goto descend;
+                f->i = 1;
             }
             AVK_TRY(newline(c, depth));
             AVK_TRY(put(c, "}", 1));
@@ -692,8 +754,8 @@ static avk_status advance(jctx *c, const avk_value **next)
         c->top--;
         if (c->top)
             c->st[c->top - 1].i++;
+    descend:; /* f may have moved (the stack grew): the loop takes the new top */
     }
-    *next = NULL;
     return AVK_OK;
 }
 
@@ -726,21 +788,9 @@ static void seg_at(const void *ctx, size_t i, avki_seg *out)
 
 static avk_status run(jctx *c, const avk_value *v)
 {
-    for (;;) {
-        size_t top = c->top;
-        avk_status st;
-        if (AVK_UNLIKELY(!v->type))
-            return bad(c, AVK_ERR_INVALID_ARGUMENT, "value has no type");
-        st = is_container(v->type->kind) ? open_container(c, v) : write_leaf(c, v);
-        if (st != AVK_OK)
-            return st;
-        /* Written whole, with no frame of its own: the parent moves on. */
-        if (c->top == top && top)
-            c->st[top - 1].i++;
-        AVK_TRY(advance(c, &v));
-        if (!v)
-            return AVK_OK;
-    }
+    int opened = 0;
+    AVK_TRY(child(c, v, &opened));
+    return opened ? run_frames(c) : AVK_OK;
 }
 
 avk_status avk_value_write_json_opts(const avk_value *v, const avk_json_write_options *opts,

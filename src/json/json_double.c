@@ -690,7 +690,8 @@ static inline uint64_t round_odd(const uint64_t g[2], uint64_t cp)
  * *e10 with f * 10^*e10 the decimal of fewest digits inside v's rounding
  * interval (the values strtod rounds to v), the closest to v among those,
  * ties to an even f. f may end in zeros. */
-static uint64_t shortest(uint64_t c, int q, int asymmetric, int *e10)
+static inline __attribute__((always_inline)) uint64_t shortest(uint64_t c, int q, int asymmetric,
+                                                              int *e10)
 {
     uint64_t out = c & 1; /* odd c: the interval's ends round away from v */
     uint64_t cb = c << 2, cbr = cb + 2, cbl, vb, vbl, vbr, s, t;
@@ -814,7 +815,7 @@ static size_t format_by_printf(char *out, double d)
 
 /* Lays out the n digits of f (no trailing zeros) times 10^e as %.Pg does
  * with P = max(15, n), plus ".0" for integral values; p has room. */
-static size_t layout(char *p, uint64_t f, int n, int e)
+static inline __attribute__((always_inline)) size_t layout(char *p, uint64_t f, int n, int e)
 {
     int x = e + n - 1; /* decimal exponent of the first digit */
     int prec = n < 15 ? 15 : n, i;
