@@ -116,9 +116,12 @@ typedef struct avk_json_read_options {
  * be, and gets the bytes read, len). Everything, strings included, lives
  * in arena until it is reset. opts may be NULL (defaults, whole text).
  *
- * Any depth up to max_depth: no recursion, about 150 bytes of heap a
- * level (from arena's allocator, within max_memory). A 10^7-level hostile
- * input stops at max_depth + 1 levels.
+ * Any depth up to max_depth: no recursion; depth costs heap, from arena's
+ * allocator within max_memory: about 260 bytes a level at the peak (the
+ * parsed text's tree, the parser's scratch, the walker's stack), so a
+ * 500,000-node linked list (10^6 levels, 18 MB of text) takes 280 MB. A
+ * 10^7-level hostile input stops at max_depth + 1 levels (the default:
+ * in about 0.1 s and 130 MB).
  *
  * Returns AVK_OK, or:
  * - AVK_ERR_MALFORMED: JSON syntax, or text that does not fit the schema.
