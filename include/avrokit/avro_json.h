@@ -121,7 +121,7 @@ typedef struct avk_json_read_options {
  * parsed text's tree, the parser's scratch, the walker's stack), so a
  * 500,000-node linked list (10^6 levels, 18 MB of text) takes 280 MB. A
  * 10^7-level hostile input stops at max_depth + 1 levels (the default:
- * in about 0.1 s and 130 MB).
+ * in about 0.1 s and 80 MB).
  *
  * Returns AVK_OK, or:
  * - AVK_ERR_MALFORMED: JSON syntax, or text that does not fit the schema.
