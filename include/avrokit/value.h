@@ -103,8 +103,11 @@ avk_value *avk_value_field(const avk_value *v, const char *name);
  * union branch counts and array item kinds must agree; names need not).
  * Floats are compared bit for bit, so NaN equals the same NaN and 0.0
  * differs from -0.0; typed arrays are compared as arrays; maps entry by
- * entry in order. Nesting deeper than 1024 levels compares unequal (the
- * comparison recurses). Two NULLs are equal. */
+ * entry in order. Two NULLs are equal. Any depth: no recursion; a
+ * container with values left to compare after the one being compared
+ * takes 32 bytes of heap (malloc) a level beyond 64, a container's last
+ * value none, so a linked list of any length compares in constant memory.
+ * Should that allocation fail, the values compare unequal. Thread-safe. */
 int avk_value_equal(const avk_value *a, const avk_value *b);
 
 #ifdef __cplusplus

@@ -8,8 +8,11 @@
  * as long as the schema allows; the path has 255 bytes for everything). */
 #define NAME_MAX_SHOWN 48
 
-/* Room for the marker "...(N levels)..." with N up to 20 digits. */
-#define MARKER_MAX 40
+/* What a message leaves for prefixes that callers put in front of it
+ * ("block 3 at byte 196892: record 5 of 6, byte 454 of the block's data: "),
+ * so that they need not cut it. */
+#define PREFIX_ROOM 80
+
 
 static size_t step_text(avki_seg_kind kind, uint64_t index, const char *name, int named,
                         char *buf, size_t cap)
@@ -78,12 +81,12 @@ static size_t text_of(const path_src *p, size_t i, char *buf, size_t cap)
     return seg_text(&s, p->named, buf, cap);
 }
 
-/* Writes root and the segments into out[0..cap) (cap >= MARKER_MAX + 16),
+/* Writes root and the segments into out[0..cap) (cap >= 64),
  * NUL-terminated; returns the length. */
 static size_t render(const path_src *p, const char *root, char *out, size_t cap)
 {
     char seg[NAME_MAX_SHOWN + 64];
-    size_t len = 0, limit = cap - 1, i, head, tail, tail_len, head_limit;
+    size_t len = 0, limit = cap - 1, i, head, tail, tail_len, head_limit, marker;
     size_t rl = strlen(root);
     if (rl > limit / 4)
         rl = limit / 4;
@@ -112,10 +115,16 @@ static size_t render(const path_src *p, const char *root, char *out, size_t cap)
         memcpy(out + len, seg, n);
         len += n;
     }
+    /* The marker takes "...(" ")..." and " levels" around a count of at
+     * most count - head. */
+    {
+        char digits[24];
+        marker = 14 + (size_t)snprintf(digits, sizeof digits, "%zu", p->count - head);
+    }
     tail_len = 0;
     for (tail = 0; tail < p->count - head; tail++) {
         size_t n = text_of(p, p->count - 1 - tail, seg, sizeof seg);
-        if (len + MARKER_MAX + tail_len + n > limit)
+        if (len + marker + tail_len + n > limit)
             break;
         tail_len += n;
     }
@@ -149,9 +158,10 @@ void avki_path_report_parts(avk_error *err, const char *root, const avki_path_pa
     memcpy(reason, err->message, sizeof reason);
     reason[sizeof reason - 1] = 0;
     rlen = strlen(reason);
-    /* The reason whole; the path gets what is left (but never less than a
-     * short head and tail: a reason that long is cut instead). */
-    room = sizeof err->message - 1 - 2;
+    /* The reason whole; the path gets what is left after PREFIX_ROOM for
+     * the callers above (the file reader puts the block and record in
+     * front), but never less than a short head and tail. */
+    room = sizeof err->message - 1 - 2 - PREFIX_ROOM;
     room = rlen + 64 < room ? room - rlen : 64;
     p.named = 1;
     plen = render(&p, root, path, room + 1);

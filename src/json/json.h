@@ -96,6 +96,40 @@ typedef struct avki_json_limits {
 avk_status avki_json_parse(avki_arena *arena, const char *text, size_t len,
                            const avki_json_limits *limits, const avki_json **out, avk_error *err);
 
+/* Options of avki_json_parse_ex; zeroed means avki_json_parse's behaviour. */
+typedef struct avki_json_parse_options {
+    size_t max_depth; /* nesting of arrays and objects; 0 means 512 */
+    unsigned flags;   /* AVKI_JSON_PREFIX, AVKI_JSON_FINAL */
+    uint64_t line;    /* line of text[0] in the whole input, for messages; 0 means 1 */
+    uint64_t column;  /* column of text[0] on its line; 0 means 1 */
+    uint64_t offset;  /* byte offset of text[0] in the whole input, for err->offset */
+} avki_json_parse_options;
+
+/* Parse the first value of the text; more may follow it (in *used, the
+ * bytes up to the end of the value, the white space after it not taken).
+ * The end of the text may cut the value: unless AVKI_JSON_FINAL, that is
+ * AVK_ERR_TRUNCATED (*used then holds the white space before the value,
+ * which the caller may drop) and the caller calls again with more text.
+ * A text of white space alone is AVK_ERR_TRUNCATED, FINAL or not. */
+#define AVKI_JSON_PREFIX 0x1u
+/* With AVKI_JSON_PREFIX: nothing follows the text, so a number at its end
+ * is whole and a value cut by the end is AVK_ERR_MALFORMED. */
+#define AVKI_JSON_FINAL 0x2u
+
+/* As avki_json_parse, with opts (NULL: all zero) and, for
+ * AVKI_JSON_PREFIX, used (not NULL then). Nodes' line and column count
+ * from text[0] (line 1, column 1) whatever opts says; messages and
+ * err->offset are in the whole input's terms. */
+avk_status avki_json_parse_ex(avki_arena *arena, const char *text, size_t len,
+                              const avki_json_parse_options *opts, const avki_json **out,
+                              size_t *used, avk_error *err);
+
+/* The number node n as a float, correctly rounded as strtof reads its
+ * text (n->u.number.d rounded again when that gives the same, which is
+ * all but exactly halfway cases). Returns 0 only when a copy of the text
+ * (for a locale whose decimal point is not '.') cannot come from arena. */
+int avki_json_number_float(avki_arena *arena, const avki_json *n, float *out);
+
 /* The value of the first member named key (a NUL-terminated string), or
  * NULL: also when object is NULL or not an object. A key holding a NUL
  * cannot be named this way; walk the members for it. */
@@ -103,8 +137,9 @@ const avki_json *avki_json_get(const avki_json *object, const char *key);
 
 /* 1 when a and b are the same JSON: same types, numbers with the same text
  * and value, strings and keys byte for byte, members in the same order
- * (line, column and offset are not compared). Recursion is bounded by the
- * depth the trees were parsed with. */
+ * (line, column and offset are not compared). No recursion: nesting costs
+ * heap (16 bytes a level beyond 64, from malloc); 0 when that allocation
+ * fails. */
 int avki_json_equal(const avki_json *a, const avki_json *b);
 
 /* Appends the compact JSON text of v to w: no white space; strings as

@@ -1,4 +1,4 @@
-/* Doubles and integers as JSON number text: Schubfach for the shortest digits, printf's %g layout. */
+/* Doubles, floats and integers as JSON number text: Schubfach for the shortest digits, printf's %g layout. */
 #include "json/json_double.h"
 
 #include <stdio.h>
@@ -685,11 +685,13 @@ static inline uint64_t round_odd(const uint64_t g[2], uint64_t cp)
     return vbp | (((z & MASK63) + MASK63) >> 63);
 }
 
-/* Schubfach on v = c * 2^q (c < 2^53; normal numbers here): returns f and
+/* Schubfach on v = c * 2^q (c < 2^53: normal doubles, and floats of any
+ * kind, their c below 2^24): returns f and
  * *e10 with f * 10^*e10 the decimal of fewest digits inside v's rounding
  * interval (the values strtod rounds to v), the closest to v among those,
  * ties to an even f. f may end in zeros. */
-static uint64_t shortest(uint64_t c, int q, int asymmetric, int *e10)
+static inline __attribute__((always_inline)) uint64_t shortest(uint64_t c, int q, int asymmetric,
+                                                              int *e10)
 {
     uint64_t out = c & 1; /* odd c: the interval's ends round away from v */
     uint64_t cb = c << 2, cbr = cb + 2, cbl, vb, vbl, vbr, s, t;
@@ -710,8 +712,10 @@ static uint64_t shortest(uint64_t c, int q, int asymmetric, int *e10)
     s = vb >> 2; /* floor(v / 10^k), 16 or 17 digits */
     *e10 = k;
     /* One digit fewer: at most one multiple of 10 fits the interval,
-     * which is narrower than 10^(k+1). */
-    if (s >= 100) {
+     * which is narrower than 10^(k+1). (s has 16 or 17 digits for a
+     * double, but as few as 2 for a subnormal float: 2.9e-44 must come
+     * out as 3e-44.) */
+    if (s >= 10) {
         uint64_t sp10 = s / 10 * 10, tp10 = sp10 + 10;
         int upin = vbl + out <= sp10 << 2;
         int wpin = (tp10 << 2) + out <= vbr;
@@ -811,7 +815,7 @@ static size_t format_by_printf(char *out, double d)
 
 /* Lays out the n digits of f (no trailing zeros) times 10^e as %.Pg does
  * with P = max(15, n), plus ".0" for integral values; p has room. */
-static size_t layout(char *p, uint64_t f, int n, int e)
+static inline __attribute__((always_inline)) size_t layout(char *p, uint64_t f, int n, int e)
 {
     int x = e + n - 1; /* decimal exponent of the first digit */
     int prec = n < 15 ? 15 : n, i;
@@ -912,6 +916,50 @@ size_t avki_json_format_double(char *out, double d)
     if (asymmetric && n == 16)
         return format_by_printf(out, d);
     return (size_t)(p - out) + layout(p, f, n, e);
+}
+
+size_t avki_json_format_float(char *out, float x)
+{
+    uint32_t bits, frac;
+    uint64_t c, f;
+    int bexp, q, e, asymmetric = 0;
+    char *p = out;
+    memcpy(&bits, &x, sizeof bits);
+    frac = bits & ((1u << 23) - 1);
+    bexp = (int)(bits >> 23) & 0xFF;
+    if (bexp == 0xFF)
+        return avki_json_format_double(out, (double)x); /* NaN, infinities: same strings */
+    if (bits >> 31)
+        *p++ = '-';
+    if (bexp == 0) {
+        if (!frac) {
+            memcpy(p, "0.0", 3);
+            return (size_t)(p - out) + 3;
+        }
+        /* Subnormal: c * 2^-149, the same gap on both sides. Unlike
+         * doubles (whose rule asks for at least 15 digits) the shortest
+         * digits are wanted here too, which Schubfach gives. */
+        c = frac;
+        q = -149;
+    } else {
+        c = frac | (1u << 23);
+        q = bexp - 150;
+        asymmetric = frac == 0 && bexp > 1; /* the gap below is half the gap above */
+    }
+    /* Integers below 2^24: their own digits are the shortest. */
+    if (q < 0 && q > -24 && (c & (((uint64_t)1 << -q) - 1)) == 0) {
+        f = c >> -q;
+        e = 0;
+    } else {
+        /* The double algorithm with a 24-bit c: the rounding interval is
+         * the float's, so the digits are the float's shortest. */
+        f = shortest(c, q, asymmetric, &e);
+    }
+    while (f % 10 == 0) {
+        f /= 10;
+        e++;
+    }
+    return (size_t)(p - out) + layout(p, f, digit_count(f), e);
 }
 
 size_t avki_json_format_long(char *out, int64_t v)

@@ -1,4 +1,4 @@
-/* Number text for the Avro JSON writer: doubles as the shortest text that reads back exactly, and integers. */
+/* Number text for the Avro JSON writer: doubles and floats as the shortest text that reads back exactly, and integers. */
 #ifndef AVK_JSON_JSON_DOUBLE_H
 #define AVK_JSON_JSON_DOUBLE_H
 
@@ -29,6 +29,18 @@
  * their narrower lower half-gap). No allocation, no global state;
  * thread-safe. */
 size_t avki_json_format_double(char *out, double d);
+
+/* Writes the float x at out (AVKI_JSON_NUMBER_MAX bytes of room, no NUL
+ * added) and returns the length: the fewest significant digits that read
+ * back (strtof) as exactly x, the one closest to x when several have
+ * that many (what Java's Float.toString picks: 0.1f is "0.1", 640349.44f
+ * is "640349.44", FLT_MIN "1.1754944e-38"), laid out as
+ * avki_json_format_double lays out its digits: as %g does with precision
+ * 15, ".0" added to whole numbers ("16777216.0", "1e+20", "1e-05",
+ * "-0.0"); NaN and infinities as the same quoted strings. Schubfach again:
+ * the double algorithm, with the float's 24-bit significand and rounding
+ * interval. No allocation, no global state; thread-safe. */
+size_t avki_json_format_float(char *out, float x);
 
 /* Writes v in decimal at out (AVKI_JSON_NUMBER_MAX bytes of room, no NUL
  * added), as printf's %lld does, and returns the length. */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <float.h>
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,11 @@ typedef struct parser {
     char *sbuf;        /* next free byte of the string area */
     char *sbuf_end;
     size_t max_depth;
+    int more;          /* the text may continue past end (a prefix, not final):
+                          running into end is "read more", not an error */
+    uint64_t line;     /* position of start in the whole input, for messages */
+    uint64_t column;
+    uint64_t offset;
 } parser;
 
 static const avki_json *const empty_items[1] = {NULL};
@@ -62,8 +68,8 @@ static avk_status fail(parser *ps, const char *at, avk_status status, const char
 static avk_status fail(parser *ps, const char *at, avk_status status, const char *fmt, ...)
 {
     char msg[AVK_ERROR_MESSAGE_MAX];
-    const char *q, *line_start = ps->start;
-    unsigned long line = 1;
+    const char *q, *line_start = NULL;
+    unsigned long long line = ps->line, column;
     va_list ap;
     if (!ps->err)
         return status;
@@ -72,11 +78,22 @@ static avk_status fail(parser *ps, const char *at, avk_status status, const char
             line++;
             line_start = q + 1;
         }
+    /* On the text's first line, columns continue from where it starts. */
+    column = line_start ? (unsigned long long)(at - line_start) + 1
+                        : ps->column + (unsigned long long)(at - ps->start);
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return avki_error_set(ps->err, status, (uint64_t)(at - ps->start), "line %lu, column %lu: %s",
-                          line, (unsigned long)(at - line_start) + 1, msg);
+    return avki_error_set(ps->err, status, ps->offset + (uint64_t)(at - ps->start),
+                          "line %llu, column %llu: %s", line, column, msg);
+}
+
+/* The text ran out inside the value while more of it may come. */
+static avk_status truncated(parser *ps, const char *at) __attribute__((cold, noinline));
+
+static avk_status truncated(parser *ps, const char *at)
+{
+    return fail(ps, at, AVK_ERR_TRUNCATED, "the text ends inside a value");
 }
 
 /* "expected <what>, found <the byte at at>". */
@@ -86,9 +103,16 @@ static avk_status fail_expected(parser *ps, const char *at, const char *what)
 static avk_status fail_expected(parser *ps, const char *at, const char *what)
 {
     unsigned char c;
-    if (at >= ps->end)
+    if (at >= ps->end) {
+        if (ps->more)
+            return truncated(ps, at);
         return fail(ps, at, AVK_ERR_MALFORMED, "expected %s, found end of input", what);
+    }
     c = (unsigned char)*at;
+    /* The start of a byte order mark: the message waits for the rest. */
+    if (at == ps->start && ps->more && ps->end - at < 3 &&
+        memcmp(at, "\xEF\xBB\xBF", (size_t)(ps->end - at)) == 0)
+        return truncated(ps, ps->end);
     if (at == ps->start && ps->end - at >= 3 && memcmp(at, "\xEF\xBB\xBF", 3) == 0)
         return fail(ps, at, AVK_ERR_MALFORMED,
                     "expected %s, found a byte order mark (not allowed in JSON text)", what);
@@ -283,7 +307,9 @@ parse_string(parser *ps, const char *q, const char **out, size_t *out_len, avk_s
             p++;
         }
         if (AVK_UNLIKELY(p >= end)) {
-            *st = fail(ps, q, AVK_ERR_MALFORMED, "unterminated string (no closing '\"')");
+            *st = ps->more ? truncated(ps, end)
+                           : fail(ps, q, AVK_ERR_MALFORMED,
+                                  "unterminated string (no closing '\"')");
             return NULL;
         }
         c = (unsigned char)*p;
@@ -300,7 +326,9 @@ parse_string(parser *ps, const char *q, const char **out, size_t *out_len, avk_s
         if (c == '\\') {
             unsigned cp;
             if (end - p < 2) {
-                *st = fail(ps, q, AVK_ERR_MALFORMED, "unterminated string (no closing '\"')");
+                *st = ps->more ? truncated(ps, end)
+                               : fail(ps, q, AVK_ERR_MALFORMED,
+                                      "unterminated string (no closing '\"')");
                 return NULL;
             }
             switch (p[1]) {
@@ -320,6 +348,10 @@ parse_string(parser *ps, const char *q, const char **out, size_t *out_len, avk_s
                     *st = fail(ps, p, AVK_ERR_MALFORMED, "invalid escape in string");
                 return NULL;
             }
+            if (end - p < 6 && ps->more) {
+                *st = truncated(ps, end);
+                return NULL;
+            }
             if (end - p < 6 || (cp = hex4(p + 2)) > 0xFFFF) {
                 *st = fail(ps, p, AVK_ERR_MALFORMED, "expected 4 hex digits after '\\u'");
                 return NULL;
@@ -332,7 +364,12 @@ parse_string(parser *ps, const char *q, const char **out, size_t *out_len, avk_s
                     return NULL;
                 }
                 /* RFC 8259 section 7: a character outside the BMP is a
-                 * high-low pair of escapes. */
+                 * high-low pair of escapes. Short of 12 bytes, more
+                 * text decides. */
+                if (end - p < 12 && ps->more) {
+                    *st = truncated(ps, end);
+                    return NULL;
+                }
                 if (end - p < 12 || p[6] != '\\' || p[7] != 'u' ||
                     (lo = hex4(p + 8)) < 0xDC00 || lo > 0xDFFF) {
                     *st = fail(ps, p, AVK_ERR_MALFORMED,
@@ -357,6 +394,11 @@ parse_string(parser *ps, const char *q, const char **out, size_t *out_len, avk_s
         {
             size_t n = utf8_sequence((const unsigned char *)p, (const unsigned char *)end);
             if (AVK_UNLIKELY(n == 0)) {
+                /* A sequence cut by the end of a prefix: more text decides. */
+                if (ps->more && end - p < 4) {
+                    *st = truncated(ps, end);
+                    return NULL;
+                }
                 *st = fail(ps, p, AVK_ERR_MALFORMED, "invalid UTF-8 in string");
                 return NULL;
             }
@@ -374,29 +416,77 @@ static const double exact_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* strtod on the NUL-terminated copy, independent of the C locale's
- * decimal point (strtod honours LC_NUMERIC). */
-static int slow_strtod(parser *ps, const char *text, size_t len, double *out)
+/* The NUL-terminated number text[0..len) as strtod and strtof in the
+ * current C locale read it: a copy with the locale's decimal point (they
+ * honour LC_NUMERIC) when that is not '.', else text itself; NULL when
+ * the copy cannot be allocated. */
+static const char *locale_text(avki_arena *arena, const char *text, size_t len)
 {
     const char *dp = localeconv()->decimal_point;
     const char *dot = (const char *)memchr(text, '.', len);
-    int saved = errno;
     if (dot && dp && !(dp[0] == '.' && dp[1] == '\0')) {
         size_t dl = strlen(dp), before = (size_t)(dot - text);
         char *tmp;
         if (len > SIZE_MAX - dl)
-            return 0;
-        tmp = (char *)avki_arena_alloc(ps->arena, len + dl, 1);
+            return NULL;
+        tmp = (char *)avki_arena_alloc(arena, len + dl, 1);
         if (!tmp)
-            return 0;
+            return NULL;
         memcpy(tmp, text, before);
         memcpy(tmp + before, dp, dl);
         memcpy(tmp + before + dl, dot + 1, len - before); /* with the NUL */
-        *out = strtod(tmp, NULL);
-    } else {
-        *out = strtod(text, NULL);
+        return tmp;
     }
+    return text;
+}
+
+/* strtod on the NUL-terminated text, independent of the C locale. */
+static int slow_strtod(parser *ps, const char *text, size_t len, double *out)
+{
+    const char *t = locale_text(ps->arena, text, len);
+    int saved = errno;
+    if (!t)
+        return 0;
+    *out = strtod(t, NULL);
     errno = saved;
+    return 1;
+}
+
+int avki_json_number_float(avki_arena *arena, const avki_json *n, float *out)
+{
+    double d = n->u.number.d, a, b;
+    float f, g;
+    const char *t;
+    int saved;
+    if (n->u.number.is_integer) {
+        *out = (float)n->u.number.i; /* one rounding, from the integer */
+        return 1;
+    }
+    f = (float)d;
+    a = (double)f;
+    /* Rounding the correctly rounded double again gives the correctly
+     * rounded float unless the double lies exactly halfway between two
+     * floats (the text may lie off the halfway point, on either side);
+     * only then read the text again, as a float. */
+    if (a == d || d != d)
+        goto done;
+    if (f - f != 0) { /* rounded to an infinity: halfway is 2^128 - 2^103 */
+        if (fabs(d) != 0x1.ffffffp+127)
+            goto done;
+    } else {
+        g = nextafterf(f, d > a ? HUGE_VALF : -HUGE_VALF);
+        b = g - g != 0 ? (g > 0 ? 0x1p128 : -0x1p128) : (double)g;
+        if ((a + b) / 2 != d)
+            goto done;
+    }
+    t = locale_text(arena, n->u.number.text, n->u.number.len);
+    if (!t)
+        return 0;
+    saved = errno;
+    f = strtof(t, NULL);
+    errno = saved;
+done:
+    *out = f;
     return 1;
 }
 
@@ -669,20 +759,34 @@ static int close_container(parser *ps, size_t c, size_t top)
 avk_status avki_json_parse(avki_arena *arena, const char *text, size_t len,
                            const avki_json_limits *limits, const avki_json **out, avk_error *err)
 {
+    avki_json_parse_options o;
+    memset(&o, 0, sizeof o);
+    o.max_depth = limits ? limits->max_depth : 0;
+    return avki_json_parse_ex(arena, text, len, &o, out, NULL, err);
+}
+
+avk_status avki_json_parse_ex(avki_arena *arena, const char *text, size_t len,
+                              const avki_json_parse_options *opts, const avki_json **out,
+                              size_t *used, avk_error *err)
+{
     slot stack_slots[STACK_SLOTS];
     parser ps;
     const char *p, *end, *line_start;
     uint32_t line = 1; /* saturates: 4 billion lines */
-    size_t top = 0, cur = NONE, depth = 0;
+    size_t top = 0, cur = NONE, depth = 0, lead;
     int in_array = 0; /* slots[cur] is an array (else an object, or the root) */
+    int prefix = opts && (opts->flags & AVKI_JSON_PREFIX);
     avk_status st = AVK_OK;
     avki_json *root;
 
     if (out)
         *out = NULL;
-    if (!arena || !out || (!text && len))
+    if (used)
+        *used = 0;
+    if (!arena || !out || (!text && len) || (prefix && !used))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
-                              "avki_json_parse: arena, out and text must not be NULL");
+                              "avki_json_parse: arena, out and text (and used for a prefix) "
+                              "must not be NULL");
     if (!text)
         text = "";
     ps.start = text;
@@ -693,9 +797,21 @@ avk_status avki_json_parse(avki_arena *arena, const char *text, size_t len,
     ps.cap = STACK_SLOTS;
     ps.slots_on_heap = 0;
     ps.sbuf = ps.sbuf_end = NULL;
-    ps.max_depth = limits && limits->max_depth ? limits->max_depth : DEFAULT_MAX_DEPTH;
+    ps.max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
+    ps.more = prefix && !(opts->flags & AVKI_JSON_FINAL);
+    ps.line = opts && opts->line ? opts->line : 1;
+    ps.column = opts && opts->column ? opts->column : 1;
+    ps.offset = opts ? opts->offset : 0;
     p = line_start = text;
     end = ps.end;
+    /* White space before the value: what a caller reading a stream may
+     * drop when the value is not all there yet. */
+    SKIP_WS();
+    lead = (size_t)(p - text);
+    if (prefix && p == end) {
+        st = fail(&ps, p, AVK_ERR_TRUNCATED, "no value in the text, only white space");
+        goto failed;
+    }
 
 value:
     /* A value goes into slots[top]; in an object its key is already set. */
@@ -726,6 +842,11 @@ value:
             p = parse_number(&ps, p, n, &st);
             if (AVK_UNLIKELY(!p))
                 goto failed;
+            /* A number alone that the text's end cuts may go on. */
+            if (AVK_UNLIKELY(cur == NONE && p == end && ps.more)) {
+                st = truncated(&ps, p);
+                goto failed;
+            }
             top++;
             goto after_value;
         case '{':
@@ -870,10 +991,14 @@ key:
     goto value;
 
 done:
-    SKIP_WS();
-    if (AVK_UNLIKELY(p < end)) {
-        st = fail_expected(&ps, p, "end of input after the value");
-        goto failed;
+    if (prefix) {
+        *used = (size_t)(p - text);
+    } else {
+        SKIP_WS();
+        if (AVK_UNLIKELY(p < end)) {
+            st = fail_expected(&ps, p, "end of input after the value");
+            goto failed;
+        }
     }
     root = (avki_json *)avki_arena_alloc(arena, sizeof *root, _Alignof(avki_json));
     if (AVK_UNLIKELY(!root)) {
@@ -887,6 +1012,8 @@ done:
 
 failed:
     free_slots(&ps);
+    if (st == AVK_ERR_TRUNCATED && used)
+        *used = lead;
     return st;
 }
 

@@ -1,16 +1,12 @@
 /* Generic values: setting up records, arrays, maps and unions in an arena; field lookup; deep equality. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "avrokit/value.h"
 #include "common/arena.h"
 #include "common/error.h"
 #include "schema/schema_internal.h"
-
-/* avk_value_equal recurses once per level of nesting; deeper values are
- * reported unequal rather than risk the C stack (the decoder's default
- * depth limit is 128). */
-#define MAX_EQUAL_DEPTH 1024
 
 /* n zeroed elements of size bytes each from arena, or NULL with *st set.
  * n == 0 gives NULL with *st AVK_OK: empty collections carry no storage. */
@@ -158,22 +154,22 @@ static int same_shape(const avk_type *a, const avk_type *b)
     }
 }
 
-static int equal_at(const avk_value *a, const avk_value *b, unsigned depth);
+/* Values left to compare: a[i..n) with b[i..n) (record fields, boxed
+ * array items, map values, a union's branch value). */
+typedef struct eq_frame {
+    const avk_value *a, *b;
+    size_t i, n;
+} eq_frame;
 
-static int equal_values(const avk_value *a, const avk_value *b, size_t n, unsigned depth)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (!equal_at(&a[i], &b[i], depth))
-            return 0;
-    return 1;
-}
+#define LOCAL_FRAMES 64
 
-static int equal_at(const avk_value *a, const avk_value *b, unsigned depth)
+/* Compares a and b except the children of containers; for those, sets
+ * *ca, *cb and *n to the values left to compare (n 0 when none). */
+static int equal_here(const avk_value *a, const avk_value *b, const avk_value **ca,
+                      const avk_value **cb, size_t *n)
 {
     size_t item_size;
-    if (depth > MAX_EQUAL_DEPTH)
-        return 0;
+    *n = 0;
     if (!a || !b)
         return a == b;
     if (!a->type || !b->type)
@@ -197,10 +193,19 @@ static int equal_at(const avk_value *a, const avk_value *b, unsigned depth)
     case AVK_RECORD:
         if (a->type->field_count && (!a->u.fields || !b->u.fields))
             return a->u.fields == b->u.fields;
-        return equal_values(a->u.fields, b->u.fields, a->type->field_count, depth + 1);
+        *ca = a->u.fields;
+        *cb = b->u.fields;
+        *n = a->type->field_count;
+        return 1;
     case AVK_UNION:
-        return a->u.branch.index == b->u.branch.index &&
-               equal_at(a->u.branch.value, b->u.branch.value, depth + 1);
+        if (a->u.branch.index != b->u.branch.index)
+            return 0;
+        if (!a->u.branch.value || !b->u.branch.value)
+            return a->u.branch.value == b->u.branch.value;
+        *ca = a->u.branch.value;
+        *cb = b->u.branch.value;
+        *n = 1;
+        return 1;
     case AVK_ARRAY:
         if (a->u.array.count != b->u.array.count)
             return 0;
@@ -212,22 +217,27 @@ static int equal_at(const avk_value *a, const avk_value *b, unsigned depth)
                     memcmp(a->u.array.items, b->u.array.items, a->u.array.count * item_size) == 0);
         if (!a->u.array.items || !b->u.array.items)
             return 0;
-        return equal_values((const avk_value *)a->u.array.items,
-                            (const avk_value *)b->u.array.items, a->u.array.count, depth + 1);
+        *ca = (const avk_value *)a->u.array.items;
+        *cb = (const avk_value *)b->u.array.items;
+        *n = a->u.array.count;
+        return 1;
     case AVK_MAP: {
-        size_t i, n = a->u.map.count;
-        if (n != b->u.map.count)
+        size_t i, m = a->u.map.count;
+        if (m != b->u.map.count)
             return 0;
-        if (n == 0)
+        if (m == 0)
             return 1;
         if (!a->u.map.keys || !b->u.map.keys || !a->u.map.values || !b->u.map.values)
             return 0;
         /* In order: the encoding keeps it, so values that encode alike do. */
-        for (i = 0; i < n; i++)
+        for (i = 0; i < m; i++)
             if (a->u.map.keys[i].len != b->u.map.keys[i].len ||
                 !same_bytes(a->u.map.keys[i].data, b->u.map.keys[i].data, a->u.map.keys[i].len))
                 return 0;
-        return equal_values(a->u.map.values, b->u.map.values, n, depth + 1);
+        *ca = a->u.map.values;
+        *cb = b->u.map.values;
+        *n = m;
+        return 1;
     }
     }
     return 0;
@@ -235,5 +245,62 @@ static int equal_at(const avk_value *a, const avk_value *b, unsigned depth)
 
 int avk_value_equal(const avk_value *a, const avk_value *b)
 {
-    return equal_at(a, b, 0);
+    eq_frame local[LOCAL_FRAMES], *st = local;
+    size_t top = 0, cap = LOCAL_FRAMES;
+    int result = 1;
+    for (;;) {
+        const avk_value *ca = NULL, *cb = NULL;
+        size_t n;
+        if (!equal_here(a, b, &ca, &cb, &n)) {
+            result = 0;
+            break;
+        }
+        if (n > 1) {
+            /* The first child is compared next; the frame keeps the rest. */
+            if (top == cap) {
+                eq_frame *ns;
+                if (cap > ((size_t)-1 / 2) / sizeof *ns) {
+                    result = 0;
+                    break;
+                }
+                ns = (eq_frame *)(st == local ? malloc(2 * cap * sizeof *ns)
+                                              : realloc(st, 2 * cap * sizeof *ns));
+                if (!ns) {
+                    result = 0;
+                    break;
+                }
+                if (st == local)
+                    memcpy(ns, local, sizeof local);
+                st = ns;
+                cap *= 2;
+            }
+            st[top].a = ca;
+            st[top].b = cb;
+            st[top].i = 1;
+            st[top].n = n;
+            top++;
+        }
+        if (n) {
+            /* The last (or only) child needs no frame: a linked list
+             * compares in constant memory. */
+            a = ca;
+            b = cb;
+            continue;
+        }
+        /* The next pair from the innermost frame with values left. */
+        while (top && st[top - 1].i == st[top - 1].n)
+            top--;
+        if (!top)
+            break;
+        {
+            eq_frame *f = &st[top - 1];
+            a = f->a + f->i;
+            b = f->b + f->i;
+            if (++f->i == f->n)
+                top--;
+        }
+    }
+    if (st != local)
+        free(st);
+    return result;
 }

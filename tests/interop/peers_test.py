@@ -275,10 +275,12 @@ def from_avro_json(s, j, short_names=False, bytes_cut=False):
             raise ValueError("integer expected, got %r" % (j,))
         return int(j)
     if t in ("float", "double"):
+        # A float's text has the float's shortest digits: round it to the float.
+        r = f32 if t == "float" else float
         if isinstance(j, JInt):
-            return float(j)
+            return r(float(j))
         if isinstance(j, float):
-            return j
+            return r(j)
         if j in ("NaN", "Infinity", "-Infinity"):
             return float(j.replace("Infinity", "inf"))
         raise ValueError("number expected, got %r" % (j,))

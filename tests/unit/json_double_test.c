@@ -277,6 +277,209 @@ static void test_short_decimals(void **state)
     }
 }
 
+/* ---- floats ---------------------------------------------------------------------------- */
+
+/* Significant digits of a number text (leading and trailing zeros not
+ * counted; 0 for zero). */
+static int sig_digits(const char *t)
+{
+    int n = 0, zeros = 0, started = 0;
+    for (; *t && *t != 'e'; t++) {
+        if (*t < '0' || *t > '9')
+            continue;
+        if (*t == '0') {
+            zeros += started;
+            continue;
+        }
+        n += started ? zeros + 1 : 1;
+        zeros = 0;
+        started = 1;
+    }
+    return n;
+}
+
+/* The layout json_double.h promises: the digits as %.15g lays them out
+ * (they are at most 9, so %.15g of their nearest double gives them
+ * back), ".0" added to whole numbers. */
+static size_t layout_of(char *out, const char *decimal)
+{
+    int n = sprintf(out, "%.15g", strtod(decimal, NULL));
+    if (!strpbrk(out, ".eE")) {
+        memcpy(out + n, ".0", 3);
+        n += 2;
+    }
+    return (size_t)n;
+}
+
+/* f formatted into a buffer whose bytes past AVKI_JSON_NUMBER_MAX must
+ * stay untouched, checked against printf and strtof: the text reads back
+ * (strtof) as exactly f; it has no more digits than the shortest %.Ng
+ * (N = 1..9) that reads back (fewer happen at powers of two, where the
+ * digits rounded the other way fit the narrower gap below: 2^-96 is
+ * 1.2621775e-29, %.8g's 1.2621774e-29 does not read back); with as many,
+ * they are %.Ng's; and they are laid out as doubles are. */
+static int float_agrees(float f)
+{
+    char got[AVKI_JSON_NUMBER_MAX + 16], shortest[32], want[64];
+    size_t n, i;
+    int prec;
+    float back;
+    memset(got, 0x7f, sizeof got);
+    n = avki_json_format_float(got, f);
+    for (i = AVKI_JSON_NUMBER_MAX; i < sizeof got; i++)
+        if (got[i] != 0x7f) {
+            print_error("%a: wrote past %d bytes\n", (double)f, AVKI_JSON_NUMBER_MAX);
+            return 0;
+        }
+    if (n >= AVKI_JSON_NUMBER_MAX) {
+        print_error("%a: %zu bytes\n", (double)f, n);
+        return 0;
+    }
+    got[n] = 0;
+    if (isnan(f) || isinf(f)) {
+        const char *w = isnan(f) ? "\"NaN\"" : f > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+        if (strcmp(got, w) != 0) {
+            print_error("%a: got \"%s\", expected \"%s\"\n", (double)f, got, w);
+            return 0;
+        }
+        return 1;
+    }
+    back = strtof(got, NULL);
+    if (memcmp(&back, &f, sizeof f) != 0) {
+        print_error("%a: \"%s\" reads back as %a\n", (double)f, got, (double)back);
+        return 0;
+    }
+    for (prec = 1; prec <= 9; prec++) {
+        snprintf(shortest, sizeof shortest, "%.*g", prec, (double)f);
+        back = strtof(shortest, NULL);
+        if (memcmp(&back, &f, sizeof f) == 0)
+            break;
+    }
+    if (sig_digits(got) > sig_digits(shortest) ||
+        (sig_digits(got) == sig_digits(shortest) && strtod(got, NULL) != strtod(shortest, NULL))) {
+        print_error("%a: got \"%s\", %%.%dg gives \"%s\"\n", (double)f, got, prec, shortest);
+        return 0;
+    }
+    layout_of(want, got);
+    if (strcmp(got, want) != 0) {
+        print_error("%a: got \"%s\", laid out as doubles it is \"%s\"\n", (double)f, got, want);
+        return 0;
+    }
+    return 1;
+}
+
+#define CHECK_F(f) assert_true(float_agrees(f))
+
+static float float_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* f and its k nearest neighbours on each side, both signs. */
+static void check_around_float(float f, int k)
+{
+    float up = f, down = f;
+    int i;
+    CHECK_F(f);
+    CHECK_F(-f);
+    for (i = 0; i < k; i++) {
+        up = nextafterf(up, INFINITY);
+        down = nextafterf(down, 0);
+        CHECK_F(up);
+        CHECK_F(-up);
+        CHECK_F(down);
+        CHECK_F(-down);
+    }
+}
+
+static void test_float_texts(void **state)
+{
+    static const struct {
+        float f;
+        const char *text;
+    } cases[] = {
+        {0.1f, "0.1"},
+        {640349.44f, "640349.44"},
+        {-0.0f, "-0.0"},
+        {0.0f, "0.0"},
+        {1.0f, "1.0"},
+        {1.5f, "1.5"},
+        {FLT_MIN, "1.1754944e-38"},
+        {FLT_MAX, "3.4028235e+38"},
+        {-FLT_MAX, "-3.4028235e+38"},
+        {0x1p-149f, "1e-45"}, /* the smallest subnormal: one digit */
+        {0x1p-148f, "3e-45"},
+        {0x1.fffffcp-127f, "1.1754942e-38"}, /* the largest subnormal */
+        {16777216.0f, "16777216.0"},
+        {16777218.0f, "16777218.0"},
+        {1e10f, "10000000000.0"},
+        {1e15f, "1e+15"},
+        {9007199254740992.0f, "9.007199e+15"},
+        {1e-5f, "1e-05"},
+        {1e-4f, "0.0001"},
+        {0.3f, "0.3"},
+        {1.17549435e-38f, "1.1754944e-38"},
+        {3.0e-44f, "3e-44"},  /* 21 * 2^-149: 2.9e-44 is closer, 3e-44 shorter */
+        {0x1p-96f, "1.2621775e-29"}, /* fewer digits than %.Ng: see float_agrees */
+        {NAN, "\"NaN\""},
+        {INFINITY, "\"Infinity\""},
+        {-INFINITY, "\"-Infinity\""},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char got[AVKI_JSON_NUMBER_MAX];
+        size_t n = avki_json_format_float(got, cases[i].f);
+        if (n != strlen(cases[i].text) || memcmp(got, cases[i].text, n) != 0)
+            fail_msg("%a: got \"%.*s\", expected \"%s\"", (double)cases[i].f, (int)n, got,
+                     cases[i].text);
+        CHECK_F(cases[i].f);
+    }
+}
+
+/* Powers of two (the narrower gap below), the ends of the range, the
+ * denormals, integers up to 2^24 and beyond. */
+static void test_float_edges(void **state)
+{
+    avkt_rng rng = {0x5eed0008u};
+    int e;
+    uint32_t u;
+    long i;
+    (void)state;
+    for (e = -149; e <= 127; e++)
+        check_around_float(ldexpf(1.0f, e), 3);
+    check_around_float(FLT_MIN, 3);
+    check_around_float(FLT_MAX, 3);
+    /* The smallest denormals one by one, then a sample of the rest. */
+    for (u = 1; u < 4096; u++)
+        CHECK_F(float_from_bits(u));
+    for (i = 0; i < 100000; i++)
+        CHECK_F(float_from_bits((uint32_t)avkt_below(&rng, 0x800000)));
+    /* Integers: every one up to 2^16, a sample to 2^24, then past it (where
+     * floats are even, then multiples of 4 ...). */
+    for (u = 0; u <= 65536; u++)
+        CHECK_F((float)u);
+    for (i = 0; i < 100000; i++)
+        CHECK_F((float)avkt_below(&rng, 1u << 24));
+    for (e = 24; e <= 40; e++)
+        check_around_float(ldexpf(1.0f, e) + ldexpf(1.0f, e - 1), 3);
+    for (i = 0; i < 100000; i++) /* short decimals, as data often has */
+        CHECK_F((float)(int64_t)avkt_below(&rng, 2000000) / 1000.0f);
+}
+
+/* Uniform bit patterns: every exponent, thousands of times each. (All
+ * 2^31 positive floats were checked once the same way, outside the suite.) */
+static void test_float_random_bits(void **state)
+{
+    avkt_rng rng = {0x5eed0009u};
+    long i;
+    (void)state;
+    for (i = 0; i < 2000000; i++)
+        CHECK_F(float_from_bits((uint32_t)avkt_next(&rng)));
+}
+
 static void test_long(void **state)
 {
     static const int64_t edges[] = {0, 1, -1, 9, 10, 99, 100, -100, 99999999, 100000000,
@@ -311,6 +514,9 @@ int main(void)
         cmocka_unit_test(test_widened_floats),
         cmocka_unit_test(test_short_decimals),
         cmocka_unit_test(test_long),
+        cmocka_unit_test(test_float_texts),
+        cmocka_unit_test(test_float_edges),
+        cmocka_unit_test(test_float_random_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1386,6 +1386,117 @@ static void test_reused_arena(void **state)
     buf_free(&b);
 }
 
+/* ---- deep trees compared, prefixes ----------------------------------------------------- */
+
+/* n levels of [ or {"k": around leaf, malloc'd. */
+static char *nested_mixed(size_t n, const char *leaf)
+{
+    size_t ll = strlen(leaf), k = 0, i;
+    char *s = (char *)malloc(n * 7 + ll + 1);
+    assert_non_null(s);
+    for (i = 0; i < n; i++) {
+        if (i % 2) {
+            memcpy(s + k, "{\"k\":", 5);
+            k += 5;
+        } else {
+            s[k++] = '[';
+        }
+    }
+    memcpy(s + k, leaf, ll);
+    k += ll;
+    for (i = n; i-- > 0;)
+        s[k++] = i % 2 ? '}' : ']';
+    s[k] = 0;
+    return s;
+}
+
+/* avki_json_equal at 200,000 levels: no recursion (it recursed, which a
+ * tree this deep, parsed with a high max_depth, would overflow). */
+static void test_equal_deep(void **state)
+{
+    avki_arena a;
+    avk_error err;
+    const avki_json *x, *y, *z;
+    char *t1 = nested_mixed(200000, "[1,2]"), *t2 = nested_mixed(200000, "[1,3]");
+    (void)state;
+    avki_arena_init(&a, NULL, 0, 0);
+    x = parse_in(&a, t1, strlen(t1), 300000, &err);
+    y = parse_in(&a, t1, strlen(t1), 300000, &err);
+    z = parse_in(&a, t2, strlen(t2), 300000, &err);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_non_null(z);
+    assert_true(avki_json_equal(x, y));
+    assert_false(avki_json_equal(x, z));
+    assert_false(avki_json_equal(z, x));
+    avki_arena_destroy(&a);
+    free(t1);
+    free(t2);
+}
+
+static void test_equal_keys_and_counts(void **state)
+{
+    static const char *const texts[] = {
+        "{\"a\":[1,{\"b\":2}],\"c\":3}", "{\"a\":[1,{\"b\":2}],\"d\":3}", "{\"a\":[1,{\"c\":2}],\"c\":3}",
+        "{\"a\":[1,{\"b\":2}]}",        "{\"a\":[1,{\"b\":2},3],\"c\":3}", "[]",
+        "{}",                         "null"};
+    avki_arena a;
+    avk_error err;
+    const avki_json *v[8];
+    size_t i, j;
+    (void)state;
+    avki_arena_init(&a, NULL, 0, 0);
+    for (i = 0; i < 8; i++) {
+        v[i] = parse_in(&a, texts[i], strlen(texts[i]), 0, &err);
+        assert_non_null(v[i]);
+    }
+    for (i = 0; i < 8; i++)
+        for (j = 0; j < 8; j++)
+            assert_int_equal(avki_json_equal(v[i], v[j]), i == j);
+    avki_arena_destroy(&a);
+}
+
+/* The prefix mode under the Avro JSON reader: the value's end, cuts, and
+ * positions in the whole input. */
+static void test_parse_prefix(void **state)
+{
+    avki_arena a;
+    avk_error err;
+    const avki_json *v;
+    avki_json_parse_options o;
+    size_t used;
+    (void)state;
+    avki_arena_init(&a, NULL, 0, 0);
+    memset(&o, 0, sizeof o);
+    o.flags = AVKI_JSON_PREFIX;
+    AVKT_OK(avki_json_parse_ex(&a, " [1, 2] 3", 9, &o, &v, &used, &err));
+    assert_int_equal(used, 7);
+    assert_int_equal(v->type, AVKI_JSON_ARRAY);
+    /* Nodes count from the text's start, messages from the input's. */
+    o.line = 7;
+    o.column = 3;
+    o.offset = 1000;
+    AVKT_ASSERT_STATUS(avki_json_parse_ex(&a, "\n [1, 2", 7, &o, &v, &used, &err),
+                       AVK_ERR_TRUNCATED);
+    assert_int_equal(used, 2);
+    assert_string_equal(err.message, "line 8, column 7: the text ends inside a value");
+    assert_int_equal(err.offset, 1007);
+    o.flags |= AVKI_JSON_FINAL;
+    AVKT_ASSERT_STATUS(avki_json_parse_ex(&a, "[1, 2", 5, &o, &v, &used, &err),
+                       AVK_ERR_MALFORMED);
+    assert_string_equal(err.message,
+                        "line 7, column 8: expected ',' or ']' after an array element, found end "
+                        "of input");
+    AVKT_OK(avki_json_parse_ex(&a, "[1,\n 2] ", 8, &o, &v, &used, &err));
+    assert_int_equal(used, 7);
+    assert_int_equal(v->u.array.items[1]->line, 2);
+    assert_int_equal(v->u.array.items[1]->column, 2);
+    /* used is required in prefix mode. */
+    AVKT_ASSERT_STATUS(avki_json_parse_ex(&a, "1", 1, &o, &v, NULL, &err),
+                       AVK_ERR_INVALID_ARGUMENT);
+    avki_arena_destroy(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1411,6 +1522,9 @@ int main(void)
         cmocka_unit_test(test_failing_allocator),
         cmocka_unit_test(test_arena_limit),
         cmocka_unit_test(test_reused_arena),
+        cmocka_unit_test(test_equal_deep),
+        cmocka_unit_test(test_equal_keys_and_counts),
+        cmocka_unit_test(test_parse_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

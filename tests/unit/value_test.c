@@ -388,14 +388,42 @@ static void build_list(avk_value *head, const avk_type *node, size_t links, int 
     AVKT_OK(avk_value_set_branch(&cur->u.fields[1], 0, arena, &err));
 }
 
-static void test_equal_depth_bound(void **state)
+/* Node -> union -> Node with the link first: every record has a field
+ * left to compare after its link, so the comparison keeps a frame a
+ * level (its stack grows on the heap). */
+static const char HEAD_LIST[] =
+    "{\"type\": \"record\", \"name\": \"Head\", \"fields\": ["
+    " {\"name\": \"next\", \"type\": [\"null\", \"Head\"]},"
+    " {\"name\": \"v\", \"type\": \"int\"}]}";
+
+static void build_head_list(avk_value *head, const avk_type *node, size_t links, int last,
+                            avk_arena *arena)
+{
+    avk_value *cur = head;
+    avk_error err;
+    size_t i;
+    AVKT_OK(avk_value_init(cur, node, 0, arena, &err));
+    for (i = 0; i < links; i++) {
+        cur->u.fields[1].u.i = (int32_t)i;
+        AVKT_OK(avk_value_set_branch(&cur->u.fields[0], 1, arena, &err));
+        cur = cur->u.fields[0].u.branch.value;
+        AVKT_OK(avk_value_init(cur, node, 0, arena, &err));
+    }
+    cur->u.fields[1].u.i = last;
+    AVKT_OK(avk_value_set_branch(&cur->u.fields[0], 0, arena, &err));
+}
+
+/* Any depth compares (it used to stop at 1024 levels, reporting unequal):
+ * 100,000 links are 200,000 levels, with the link last (no stack) and
+ * first (a frame a level); a difference at the very bottom shows. */
+static void test_equal_deep(void **state)
 {
     fixture *fx = (fixture *)*state;
-    avk_schema *s;
+    avk_schema *s, *h;
     avk_error err;
     avk_value a, b;
     AVKT_OK(avk_schema_parse(LIST, strlen(LIST), NULL, &s, &err));
-    /* 400 links: 800 levels, within the bound. */
+    AVKT_OK(avk_schema_parse(HEAD_LIST, strlen(HEAD_LIST), NULL, &h, &err));
     build_list(&a, avk_schema_root(s), 400, 1, fx->arena);
     build_list(&b, avk_schema_root(s), 400, 1, fx->arena);
     assert_int_equal(avk_value_equal(&a, &b), 1);
@@ -403,12 +431,22 @@ static void test_equal_depth_bound(void **state)
     assert_int_equal(avk_value_equal(&a, &b), 0);
     build_list(&b, avk_schema_root(s), 399, 1, fx->arena);
     assert_int_equal(avk_value_equal(&a, &b), 0);
-    /* 600 links: 1200 levels, past the bound of 1024: reported unequal
-     * rather than recursing on. */
-    build_list(&a, avk_schema_root(s), 600, 1, fx->arena);
-    build_list(&b, avk_schema_root(s), 600, 1, fx->arena);
+    build_list(&a, avk_schema_root(s), 100000, 1, fx->arena);
+    build_list(&b, avk_schema_root(s), 100000, 1, fx->arena);
+    assert_int_equal(avk_value_equal(&a, &b), 1);
+    build_list(&b, avk_schema_root(s), 100000, 2, fx->arena);
+    assert_int_equal(avk_value_equal(&a, &b), 0);
+    build_list(&b, avk_schema_root(s), 99999, 1, fx->arena);
+    assert_int_equal(avk_value_equal(&a, &b), 0);
+    build_head_list(&a, avk_schema_root(h), 100000, 7, fx->arena);
+    build_head_list(&b, avk_schema_root(h), 100000, 7, fx->arena);
+    assert_int_equal(avk_value_equal(&a, &b), 1);
+    build_head_list(&b, avk_schema_root(h), 100000, 8, fx->arena);
+    assert_int_equal(avk_value_equal(&a, &b), 0);
+    build_head_list(&b, avk_schema_root(h), 100001, 7, fx->arena);
     assert_int_equal(avk_value_equal(&a, &b), 0);
     avk_schema_free(s);
+    avk_schema_free(h);
 }
 
 /* Record, array of 100 strings, then a record branch: the allocator calls
@@ -470,7 +508,7 @@ int main(void)
         cmocka_unit_test(test_field),
         cmocka_unit_test(test_equal_records),
         cmocka_unit_test(test_equal_floats_bitwise),
-        cmocka_unit_test(test_equal_depth_bound),
+        cmocka_unit_test(test_equal_deep),
         cmocka_unit_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

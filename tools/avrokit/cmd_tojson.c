@@ -24,6 +24,10 @@ static const char *const help =
     "                        fields S lacks are left out, fields the file lacks\n"
     "                        take their defaults, promotions applied\n"
     "  --reader-schema-file F  the same, from file F only\n"
+    "  --invalid-utf8 fail|replace\n"
+    "                        a string that is not UTF-8 (JSON text must be): an\n"
+    "                        error naming the record (fail, the default), or\n"
+    "                        U+FFFD for each invalid sequence (replace)\n"
     "  --quiet               no progress line on standard error\n"
     "  -h, --help            show this help and exit\n"
     "\n" AVKCLI_LIMITS_HELP
@@ -31,6 +35,27 @@ static const char *const help =
     "Example:\n"
     "  " PREFIX " --head 3 users.avro\n"
     "  " PREFIX " --reader-schema user-v2.avsc users.avro\n";
+
+/* Writes v and a newline to w through rec (a memory writer), so that a
+ * value that cannot be written (a string that is not UTF-8) leaves
+ * nothing of it in the output. *value_error tells its errors from the
+ * output's. */
+static avk_status write_record(const avk_value *v, unsigned flags, avk_writer *rec, avk_writer *w,
+                               int *value_error, avk_error *err)
+{
+    const uint8_t *data;
+    size_t len;
+    avk_status st;
+    avk_writer_reset(rec);
+    st = avk_value_write_json(v, flags, rec, err);
+    *value_error = st != AVK_OK;
+    if (st == AVK_OK)
+        st = avk_writer_write_raw(rec, "\n", 1, err);
+    if (st != AVK_OK)
+        return st;
+    data = avk_writer_data(rec, &len);
+    return avk_writer_write_raw(w, data, len, err);
+}
 
 /* Writes the records of one file; *left counts down --head. */
 static int dump(const char *path, unsigned flags, const avk_schema *reader_schema, uint64_t *left,
@@ -42,24 +67,50 @@ static int dump(const char *path, unsigned flags, const avk_schema *reader_schem
     avk_value v;
     avk_error err;
     avk_status st = AVK_OK;
-    int more = 1, rc;
+    avk_writer rec;
+    avk_file_reader_stats stats;
+    uint64_t blocks = 0, block_first = 0;
+    int more = 1, rc, value_error = 0;
     memset(&ro, 0, sizeof ro);
     ro.struct_size = sizeof ro;
     ro.reader_schema = reader_schema;
     rc = avkcli_reader_open(path, &ro, &fr);
     if (rc != AVKCLI_OK)
         return rc;
+    if (avk_writer_init_memory(&rec, NULL, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
+        avk_file_reader_free(fr);
+        return AVKCLI_FAIL;
+    }
     while (*left) {
         st = avk_file_reader_next(fr, arena, &v, &more, &err);
         if (st != AVK_OK || !more)
             break;
-        st = avk_value_write_json(&v, flags, w, &err);
-        if (st == AVK_OK)
-            st = avk_writer_write_raw(w, "\n", 1, &err);
+        /* Where the record is, for a message: its block, its index there. */
+        avk_file_reader_get_stats(fr, &stats);
+        if (stats.blocks != blocks) {
+            blocks = stats.blocks;
+            block_first = stats.records - 1;
+        }
+        st = write_record(&v, flags, &rec, w, &value_error, &err);
         avk_arena_reset(arena);
+        if (st != AVK_OK && value_error) {
+            avk_error ferr;
+            avk_writer_flush(w, &ferr); /* the records before it */
+            avkcli_progress_end(prog);
+            fprintf(stderr, "%s: block %llu, record %llu: %s%s\n", avkcli_display_name(path),
+                    (unsigned long long)(blocks - 1),
+                    (unsigned long long)(stats.records - 1 - block_first), err.message,
+                    st == AVK_ERR_MALFORMED ? " (--invalid-utf8=replace writes U+FFFD instead)"
+                                            : "");
+            avk_writer_destroy(&rec);
+            avk_file_reader_free(fr);
+            return AVKCLI_FAIL;
+        }
         if (st != AVK_OK) { /* output failed */
             avkcli_progress_end(prog);
             fprintf(stderr, "%s: writing standard output: %s\n", AVKCLI_PROG, err.message);
+            avk_writer_destroy(&rec);
             avk_file_reader_free(fr);
             return AVKCLI_FAIL;
         }
@@ -77,6 +128,7 @@ static int dump(const char *path, unsigned flags, const avk_schema *reader_schem
         rc = AVKCLI_FAIL;
     }
     *bytes_before += avkcli_file_size(path);
+    avk_writer_destroy(&rec);
     avk_file_reader_free(fr);
     return rc;
 }
@@ -116,7 +168,8 @@ static char **head_default(int argc, char **argv)
 
 int avkcli_cmd_tojson(int argc, char **argv)
 {
-    const char *head = NULL, *reader_text = NULL, *reader_file = NULL;
+    const char *head = NULL, *reader_text = NULL, *reader_file = NULL, *invalid_utf8 = NULL;
+    unsigned utf8_flag = 0;
     avk_schema *reader_schema = NULL;
     int pretty = 0, quiet = 0, help_wanted, rc;
     uint64_t left = UINT64_MAX, records = 0, bytes = 0, total = 0;
@@ -131,6 +184,7 @@ int avkcli_cmd_tojson(int argc, char **argv)
         {"--head", 0, &head, NULL, "a number of records"},
         {"--reader-schema", 0, &reader_text, NULL, "a schema file or JSON"},
         {"--reader-schema-file", 0, &reader_file, NULL, "a schema file"},
+        {"--invalid-utf8", 0, &invalid_utf8, NULL, "fail or replace"},
         {"--quiet", 'q', NULL, &quiet, NULL},
         AVKCLI_LIMIT_OPTIONS,
     };
@@ -151,6 +205,13 @@ int avkcli_cmd_tojson(int argc, char **argv)
     }
     if (rc == AVKCLI_OK)
         rc = avkcli_parse_u64(PREFIX, "--head", head, &left);
+    if (rc == AVKCLI_OK && invalid_utf8) {
+        if (strcmp(invalid_utf8, "replace") == 0)
+            utf8_flag = AVK_JSON_REPLACE_INVALID_UTF8;
+        else if (strcmp(invalid_utf8, "fail") != 0)
+            rc = avkcli_usage_error(PREFIX, "--invalid-utf8 wants fail or replace, not '%s'",
+                                    invalid_utf8);
+    }
     if (rc == AVKCLI_OK && npos == 0)
         rc = avkcli_usage_error(PREFIX, "missing FILE (use '-' for standard input)");
     if (rc == AVKCLI_OK)
@@ -174,8 +235,8 @@ int avkcli_cmd_tojson(int argc, char **argv)
             total += avkcli_file_size(pos[i]);
         avkcli_progress_start(&prog, "tojson", total, 0, quiet);
         for (i = 0; i < npos && rc == AVKCLI_OK && left; i++)
-            rc = dump(pos[i], pretty ? AVK_JSON_PRETTY : 0, reader_schema, &left, arena, &w,
-                      &prog, &records, &bytes);
+            rc = dump(pos[i], (pretty ? AVK_JSON_PRETTY : 0) | utf8_flag, reader_schema, &left,
+                      arena, &w, &prog, &records, &bytes);
         avkcli_progress_end(&prog);
         if (rc == AVKCLI_OK)
             rc = avkcli_stdout_close(&w, AVK_OK, NULL);
