@@ -8,6 +8,19 @@
 #include "avkt.h"
 #include "json/json_double.h"
 
+/* How many values each sweep checks: n, or a fortieth of it under
+ * valgrind, which looks for memory errors and runs this 50 times slower (the
+ * full sweeps run natively and under the sanitizers). */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define SWEEP(n) (RUNNING_ON_VALGRIND ? (long)(n) / 40 : (long)(n))
+#endif
+#endif
+#ifndef SWEEP
+#define SWEEP(n) ((long)(n))
+#endif
+
 /* The rule json_double.h promises, the way avro_json_write.c used to
  * print doubles: the first of %.15g, %.16g, %.17g that reads back. */
 static size_t reference_double(char *out, double d)
@@ -145,7 +158,7 @@ static void test_random_bits(void **state)
     avkt_rng rng = {0x5eed0001u};
     long i;
     (void)state;
-    for (i = 0; i < 2000000; i++)
+    for (i = 0; i < SWEEP(2000000); i++)
         CHECK(from_bits(avkt_next(&rng)));
 }
 
@@ -186,7 +199,7 @@ static void test_subnormals(void **state)
         CHECK(from_bits(c));
     for (c = 0x000fffffffffffffu; c > 0x000fffffffffffffu - 3000; c--)
         CHECK(from_bits(c));
-    for (i = 0; i < 100000; i++) {
+    for (i = 0; i < SWEEP(100000); i++) {
         c = avkt_next(&rng) & 0x000fffffffffffffu;
         CHECK(from_bits(c >> avkt_below(&rng, 52)));
         CHECK(-from_bits(c));
@@ -201,11 +214,11 @@ static void test_integers(void **state)
     long i;
     int b;
     (void)state;
-    for (i = 0; i <= 100000; i++) {
+    for (i = 0; i <= SWEEP(100000); i++) {
         CHECK((double)i);
         CHECK(-(double)i - 0.5);
     }
-    for (i = 0; i < 300000; i++) {
+    for (i = 0; i < SWEEP(300000); i++) {
         uint64_t u = avkt_next(&rng) >> avkt_below(&rng, 64);
         CHECK((double)u);
         CHECK(-(double)u);
@@ -235,7 +248,7 @@ static void test_exponent_switch(void **state)
     for (i = 0; i < sizeof edges / sizeof edges[0]; i++)
         check_around(edges[i], 500);
     /* Values with 1 to 17 digits on each side of the switch. */
-    for (k = 0; k < 200000; k++) {
+    for (k = 0; k < SWEEP(200000); k++) {
         char text[48];
         int digits = 1 + (int)avkt_below(&rng, 17);
         uint64_t m = avkt_next(&rng) % 100000000000000000u;
@@ -252,7 +265,7 @@ static void test_widened_floats(void **state)
     long i;
     int e;
     (void)state;
-    for (i = 0; i < 500000; i++) {
+    for (i = 0; i < SWEEP(500000); i++) {
         uint32_t u = (uint32_t)avkt_next(&rng);
         float f;
         memcpy(&f, &u, sizeof f);
@@ -260,7 +273,7 @@ static void test_widened_floats(void **state)
     }
     for (e = -149; e <= 127; e++)
         CHECK((double)ldexpf(1.0f, e));
-    for (i = 0; i < 100000; i++) /* short decimals, as data often has */
+    for (i = 0; i < SWEEP(100000); i++) /* short decimals, as data often has */
         CHECK((double)((float)(int64_t)avkt_below(&rng, 2000000) / 1000.0f));
 }
 
@@ -270,7 +283,7 @@ static void test_short_decimals(void **state)
     avkt_rng rng = {0x5eed0006u};
     long i;
     (void)state;
-    for (i = 0; i < 300000; i++) {
+    for (i = 0; i < SWEEP(300000); i++) {
         double scale = pow(10, (double)avkt_below(&rng, 12));
         CHECK((double)(int64_t)avkt_below(&rng, 10000000) / scale);
         CHECK(-(double)(int64_t)avkt_below(&rng, 1000) * scale);
@@ -455,17 +468,17 @@ static void test_float_edges(void **state)
     /* The smallest denormals one by one, then a sample of the rest. */
     for (u = 1; u < 4096; u++)
         CHECK_F(float_from_bits(u));
-    for (i = 0; i < 100000; i++)
+    for (i = 0; i < SWEEP(100000); i++)
         CHECK_F(float_from_bits((uint32_t)avkt_below(&rng, 0x800000)));
     /* Integers: every one up to 2^16, a sample to 2^24, then past it (where
      * floats are even, then multiples of 4 ...). */
     for (u = 0; u <= 65536; u++)
         CHECK_F((float)u);
-    for (i = 0; i < 100000; i++)
+    for (i = 0; i < SWEEP(100000); i++)
         CHECK_F((float)avkt_below(&rng, 1u << 24));
     for (e = 24; e <= 40; e++)
         check_around_float(ldexpf(1.0f, e) + ldexpf(1.0f, e - 1), 3);
-    for (i = 0; i < 100000; i++) /* short decimals, as data often has */
+    for (i = 0; i < SWEEP(100000); i++) /* short decimals, as data often has */
         CHECK_F((float)(int64_t)avkt_below(&rng, 2000000) / 1000.0f);
 }
 
@@ -476,7 +489,7 @@ static void test_float_random_bits(void **state)
     avkt_rng rng = {0x5eed0009u};
     long i;
     (void)state;
-    for (i = 0; i < 2000000; i++)
+    for (i = 0; i < SWEEP(2000000); i++)
         CHECK_F(float_from_bits((uint32_t)avkt_next(&rng)));
 }
 
