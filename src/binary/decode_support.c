@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "binary/decode_ctx.h"
+#include "binary/encode_internal.h"
 #include "common/error.h"
 
 avk_status avki_decode_fail(avk_error *err, avk_status st, uint64_t offset, const char *fmt, ...)
@@ -20,53 +21,6 @@ avk_status avki_decode_fail(avk_error *err, avk_status st, uint64_t offset, cons
     return st;
 }
 
-avk_status avki_path_prepend(avk_error *err, avk_status st, const char *fmt, ...)
-{
-    char seg[64];
-    size_t seg_len, old_len;
-    va_list ap;
-    if (!err)
-        return st;
-    va_start(ap, fmt);
-    vsnprintf(seg, sizeof seg, fmt, ap);
-    va_end(ap);
-    seg_len = strlen(seg);
-    old_len = strlen(err->path);
-    /* Too deep to describe fully: keep the innermost part (most useful). */
-    if (seg_len + old_len + 1 > sizeof err->path)
-        return st;
-    memmove(err->path + seg_len, err->path, old_len + 1);
-    memcpy(err->path, seg, seg_len);
-    return st;
-}
-
-void avki_path_finish(avk_error *err, const avk_type *root)
-{
-    char msg[AVK_ERROR_MESSAGE_MAX];
-    const char *name;
-    if (!err)
-        return;
-    name = root->fullname ? root->fullname : avk_kind_name(root->kind);
-    avki_path_prepend(err, err->status, "%s", name);
-    {
-        /* "<path>: <message>", cut to the buffer. */
-        size_t pl = strlen(err->path), ml = strlen(err->message), n = 0;
-        size_t room = sizeof msg - 1;
-        memcpy(msg, err->path, pl < room ? pl : room);
-        n = pl < room ? pl : room;
-        if (n + 2 <= room) {
-            memcpy(msg + n, ": ", 2);
-            n += 2;
-        }
-        if (ml > room - n)
-            ml = room - n;
-        memcpy(msg + n, err->message, ml);
-        n += ml;
-        msg[n] = '\0';
-        memcpy(err->message, msg, n + 1);
-    }
-}
-
 avk_status avki_length_error(avk_error *err, int64_t n, uint64_t max_bytes, uint64_t off,
                              const char *what)
 {
@@ -75,6 +29,19 @@ avk_status avki_length_error(avk_error *err, int64_t n, uint64_t max_bytes, uint
                                 (long long)n);
     return avki_decode_fail(err, AVK_ERR_LIMIT, off, "%s length %lld is above max_bytes (%llu)",
                             what, (long long)n, (unsigned long long)max_bytes);
+}
+
+avk_status avki_encode_mismatch(avk_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err)
+        return AVK_ERR_INVALID_ARGUMENT;
+    avk_error_clear(err);
+    err->status = AVK_ERR_INVALID_ARGUMENT;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return AVK_ERR_INVALID_ARGUMENT;
 }
 
 avk_status avki_dalloc_failed(dctx *c, size_t size)

@@ -49,18 +49,6 @@ typedef struct ectx {
 
 /* ---- cold reporting ------------------------------------------------------ */
 
-avk_status avki_encode_mismatch(avk_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err)
-        return AVK_ERR_INVALID_ARGUMENT;
-    avk_error_clear(err);
-    err->status = AVK_ERR_INVALID_ARGUMENT;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return AVK_ERR_INVALID_ARGUMENT;
-}
 
 static avk_status wrong_kind(ectx *c, const avki_step *s, const avk_value *v)
     __attribute__((cold));
