@@ -596,7 +596,8 @@ static avk_status via_failed(dctx *c, uint8_t via, uint32_t via_index, avk_statu
     return st;
 }
 
-static int run_record(dctx *c, dframe *f);
+static int run_record(dctx *c, dframe *f, const avki_node *n, avk_value *fields, uint32_t i);
+static avk_status flat_record(dctx *c, const avki_node *n, avk_value *v, size_t level);
 static int run_array(dctx *c, dframe *f, dcoll *b);
 static int run_map(dctx *c, dframe *f, dcoll *b);
 
@@ -657,6 +658,8 @@ static int decode_child(dctx *c, const avki_step *s, avk_value *v)
         case AVKI_OP_RECORD: {
             uint32_t count = n->store ? c->rx[n->extra].out_count : n->count;
             avk_value *fields = NULL;
+            if (n->flat)
+                return via_failed(c, via, via_index, flat_record(c, n, v, levels));
             if (count) {
                 fields = (avk_value *)avki_dalloc(c, count * sizeof *fields, 8);
                 if (AVK_UNLIKELY(!fields))
@@ -664,22 +667,6 @@ static int decode_child(dctx *c, const avki_step *s, avk_value *v)
                                       avki_dalloc_failed(c, count * sizeof *fields));
             }
             v->u.fields = fields;
-            if (n->flat) {
-                /* Leaves only (arrays of small records, mostly): run here,
-                 * its frame on the C stack, at its own depth. */
-                dframe tmp;
-                size_t saved = c->depth;
-                int rst;
-                if (!count)
-                    return AVK_OK;
-                tmp.n = n;
-                tmp.v = v;
-                tmp.i = 0;
-                c->depth = levels;
-                rst = run_record(c, &tmp);
-                c->depth = saved;
-                return rst == AVK_OK ? AVK_OK : via_failed(c, via, via_index, (avk_status)rst);
-            }
             st = push(c, n->store ? DK_RECORD_RX : DK_RECORD, n, v, via, via_index);
             return st == AVK_OK ? DEC_PUSHED : via_failed(c, via, via_index, st);
         }
@@ -752,6 +739,45 @@ avk_status avki_decode_leaf_unwrap(dctx *c, const avki_step *s, avk_value *v)
     return (avk_status)st;
 }
 
+/* A record of leaves at depth level (the depth checked by the caller):
+ * straight into its field loop, with no frame on the stack (run_record
+ * pushes nothing for it). */
+static avk_status flat_record(dctx *c, const avki_node *n, avk_value *v, size_t level)
+{
+    avk_value *fields = NULL;
+    size_t saved = c->depth;
+    dframe scratch; /* only written (a union field's next index), never read */
+    int st;
+    if (n->count) {
+        fields = (avk_value *)avki_dalloc(c, n->count * sizeof *fields, 8);
+        if (AVK_UNLIKELY(!fields))
+            return avki_dalloc_failed(c, n->count * sizeof *fields);
+    }
+    v->u.fields = fields;
+    if (!n->count)
+        return AVK_OK;
+    c->depth = level;
+    st = run_record(c, &scratch, n, fields, 0);
+    c->depth = saved;
+    return (avk_status)st;
+}
+
+/* One child of frame f, whose next child is then next: leaves in place,
+ * records of leaves straight to their fields, the rest through
+ * decode_child (DEC_PUSHED when it opened a frame). */
+AVK_INLINE int decode_item(dctx *c, dframe *f, uint64_t next, const avki_step *s, avk_value *v)
+{
+    if (is_leaf_op(s->op))
+        return decode_leaf(c, s, v);
+    if (s->op == AVKI_OP_RECORD && c->nodes[s->node].flat &&
+        AVK_LIKELY(c->depth < c->limits->max_depth)) {
+        v->type = s->type;
+        return flat_record(c, c->nodes + s->node, v, c->depth + 1);
+    }
+    f->i = next;
+    return decode_child(c, s, v);
+}
+
 /* A failed child of a frame: its place in front of the tail. */
 static avk_status child_failed(dctx *c, avki_seg_kind kind, uint64_t index, const char *name,
                                avk_status st)
@@ -760,22 +786,23 @@ static avk_status child_failed(dctx *c, avki_seg_kind kind, uint64_t index, cons
     return st;
 }
 
-static int run_record(dctx *c, dframe *f)
+/* Fields [i, n->count) of the record in frame f (n and fields passed as
+ * the caller has them: a load through the frame would sit between the
+ * record's start and its first field). */
+static int run_record(dctx *c, dframe *f, const avki_node *n, avk_value *fields, uint32_t i)
 {
-    const avki_node *n = f->n;
     const avki_step *s = c->steps + n->first;
     avk_reader *r = c->r;
-    avk_value *fields = f->v->u.fields;
-    uint32_t i = (uint32_t)f->i, count = n->count;
+    uint32_t count = n->count;
     const uint8_t *p = r->pos, *end = r->end;
     /* Views of strings need no copy and, unchecked, no UTF-8 pass. A
      * string checked for UTF-8 goes the general way; bytes could still
      * take the view, but one flag keeps the loop simple. */
-    int views = c->views && !c->check_utf8;
+    int views = c->fast_views;
     uint64_t max_bytes = c->limits->max_bytes;
     /* The position lives in a register across leaf fields: going through
      * r->pos would put a store and a reload between consecutive fields. */
-    for (; i < count; i++) {
+    while (i < count) {
         int st;
         const uint8_t *q;
         fields[i].type = s[i].type;
@@ -785,6 +812,7 @@ static int run_record(dctx *c, dframe *f)
             q = fast_field(c->nodes, s + i, fields + i, p, end, views, max_bytes);
         if (AVK_LIKELY(q != NULL)) {
             p = q;
+            i++;
             continue;
         }
         r->pos = p;
@@ -792,20 +820,16 @@ static int run_record(dctx *c, dframe *f)
             decode_run(c, s + i, fields + i) == 0) {
             i += s[i].run - 1u;
         } else {
-            if (is_leaf_op(s[i].op)) {
-                st = decode_leaf(c, s + i, fields + i);
-            } else {
-                f->i = i + 1;
-                st = decode_child(c, s + i, fields + i);
-                if (st == DEC_PUSHED)
-                    return DEC_PUSHED;
-            }
+            st = decode_item(c, f, i + 1, s + i, fields + i);
+            if (st == DEC_PUSHED)
+                return DEC_PUSHED;
             if (AVK_UNLIKELY(st != AVK_OK))
                 return child_failed(c, AVKI_SEG_FIELD, i, n->type->fields[i].name,
                                     (avk_status)st);
         }
         p = r->pos;
         end = r->end;
+        i++;
     }
     r->pos = p;
     return AVK_OK;
@@ -825,7 +849,7 @@ static int run_record_rx(dctx *c, dframe *f)
     const avki_step *s = c->steps + n->first;
     avk_reader *r = c->r;
     avk_value *fields = f->v->u.fields;
-    int views = c->views && !c->check_utf8;
+    int views = c->fast_views;
     uint64_t max_bytes = c->limits->max_bytes;
     const uint8_t *p = r->pos, *end = r->end;
     uint32_t i;
@@ -854,14 +878,9 @@ static int run_record_rx(dctx *c, dframe *f)
                 continue;
             }
             r->pos = p;
-            if (is_leaf_op(s[i].op)) {
-                st = decode_leaf(c, s + i, fv);
-            } else {
-                f->i = i + 1;
-                st = decode_child(c, s + i, fv);
-                if (st == DEC_PUSHED)
-                    return DEC_PUSHED;
-            }
+            st = decode_item(c, f, i + 1, s + i, fv);
+            if (st == DEC_PUSHED)
+                return DEC_PUSHED;
             if (AVK_UNLIKELY(st != AVK_OK))
                 return child_failed(c, AVKI_SEG_FIELD, x->slots[i],
                                     n->type->fields[x->slots[i]].name, (avk_status)st);
@@ -922,7 +941,7 @@ static int run_array(dctx *c, dframe *f, dcoll *b)
     const avki_step *item = c->steps + n->first;
     avk_reader *r = c->r;
     avk_value *v = f->v;
-    int views = c->views && !c->check_utf8;
+    int views = c->fast_views;
     uint64_t max_bytes = c->limits->max_bytes;
     uint64_t i = f->i;
     for (;;) {
@@ -937,14 +956,9 @@ static int run_array(dctx *c, dframe *f, dcoll *b)
                 r->pos = q;
                 continue;
             }
-            if (is_leaf_op(item->op)) {
-                st = decode_leaf(c, item, vals + i);
-            } else {
-                f->i = i + 1;
-                st = decode_child(c, item, vals + i);
-                if (st == DEC_PUSHED)
-                    return DEC_PUSHED;
-            }
+            st = decode_item(c, f, i + 1, item, vals + i);
+            if (st == DEC_PUSHED)
+                return DEC_PUSHED;
             if (AVK_UNLIKELY(st != AVK_OK))
                 return child_failed(c, AVKI_SEG_ITEM, i, NULL, (avk_status)st);
         }
@@ -978,7 +992,7 @@ static int run_map(dctx *c, dframe *f, dcoll *b)
     const avki_step *item = c->steps + n->first;
     avk_reader *r = c->r;
     avk_value *v = f->v;
-    int views = c->views && !c->check_utf8;
+    int views = c->fast_views;
     uint64_t max_bytes = c->limits->max_bytes;
     uint64_t i = f->i;
     for (;;) {
@@ -1001,14 +1015,9 @@ static int run_map(dctx *c, dframe *f, dcoll *b)
             if (AVK_UNLIKELY(st != AVK_OK))
                 return child_failed(c, AVKI_SEG_KEY, i, NULL, (avk_status)st);
             vals[i].type = item->type;
-            if (is_leaf_op(item->op)) {
-                st = decode_leaf(c, item, vals + i);
-            } else {
-                f->i = i + 1;
-                st = decode_child(c, item, vals + i);
-                if (st == DEC_PUSHED)
-                    return DEC_PUSHED;
-            }
+            st = decode_item(c, f, i + 1, item, vals + i);
+            if (st == DEC_PUSHED)
+                return DEC_PUSHED;
             if (AVK_UNLIKELY(st != AVK_OK))
                 return child_failed(c, AVKI_SEG_VALUE, i, NULL, (avk_status)st);
         }
@@ -1088,8 +1097,8 @@ static avk_status skip_field(dctx *c, const avki_node *n, const avki_step *s, ui
     c->place.ntail = 0;
     avki_place_front(&c->place, AVKI_SEG_WRITER_FIELD, i, writer->fields[i].name, AVK_OK);
     prefix = place_part(c);
-    st = avki_skip_nested(c->plan, c->r, s->node, c->depth, &c->empty,
-                          avki_type_label(c->plan->type), &prefix, c->err);
+    st = avki_skip_nested(c->plan, c->r, s->node, c->depth, &c->empty, c->plan->type, &prefix,
+                          c->err);
     if (AVK_UNLIKELY(st != AVK_OK)) {
         c->reported = 1;
         return st;
@@ -1105,7 +1114,7 @@ static avk_status run(dctx *c)
         dframe *f = c->frames + c->nframes - 1;
         int st;
         switch (f->kind) {
-        case DK_RECORD: st = run_record(c, f); break;
+        case DK_RECORD: st = run_record(c, f, f->n, f->v->u.fields, (uint32_t)f->i); break;
         case DK_RECORD_RX: st = run_record_rx(c, f); break;
         case DK_ARRAY: st = run_array(c, f, c->colls + c->ncoll - 1); break;
         default: st = run_map(c, f, c->colls + c->ncoll - 1); break;
@@ -1120,6 +1129,16 @@ static avk_status run(dctx *c)
         }
     }
     return AVK_OK;
+}
+
+/* The stack starts in the caller's frames and colls (on the C stack). */
+AVK_INLINE void stack_init(dctx *c, dframe *frames, dcoll *colls)
+{
+    c->frames = frames;
+    c->frame_cap = LOCAL_FRAMES;
+    c->colls = colls;
+    c->ncoll = 0;
+    c->coll_cap = LOCAL_COLLS;
 }
 
 avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena, avk_value *out,
@@ -1143,45 +1162,53 @@ avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena
     c.memory = r->source == NULL;
     c.views = c.memory && !(plan->flags & AVK_PLAN_COPY_STRINGS);
     c.check_utf8 = (plan->flags & AVK_PLAN_CHECK_UTF8) != 0;
+    c.fast_views = c.views && !c.check_utf8;
     c.empty = 0;
     c.mem = 0;
     c.err = err;
-    c.frames = frames;
-    c.nframes = 0;
-    c.frame_cap = LOCAL_FRAMES;
-    c.colls = colls;
-    c.ncoll = 0;
-    c.coll_cap = LOCAL_COLLS;
     c.depth = 0;
+    c.nframes = 0;
     c.place.ntail = 0;
     c.reported = 0;
     out->type = plan->type;
-    /* Most values are one record of leaves: its frame is set up and run
-     * here, without the general child and frame loop. */
-    if (AVK_LIKELY(plan->nodes[plan->root].op == AVKI_OP_RECORD && !plan->nodes[plan->root].store)) {
+    /* Most values are one record: it runs here, without the general child
+     * and frame loop; one of leaves needs no stack at all. */
+    if (AVK_LIKELY(plan->nodes[plan->root].op == AVKI_OP_RECORD)) {
         const avki_node *n = plan->nodes + plan->root;
         avk_value *fields = NULL;
-        if (n->count) {
-            fields = (avk_value *)avki_dalloc(&c, n->count * sizeof *fields, 8);
+        /* A resolving record holds the reader's fields. */
+        uint32_t count = n->store ? plan->rx[n->extra].out_count : n->count;
+        if (count) {
+            fields = (avk_value *)avki_dalloc(&c, count * sizeof *fields, 8);
             if (AVK_UNLIKELY(!fields))
-                return report(&c, avki_dalloc_failed(&c, n->count * sizeof *fields));
+                return report(&c, avki_dalloc_failed(&c, count * sizeof *fields));
         }
         out->u.fields = fields;
+        c.depth = 1; /* within every max_depth */
+        if (n->flat) {
+            dframe f;
+            f.n = n;
+            f.v = out;
+            f.i = 0;
+            st = run_record(&c, &f, n, fields, 0);
+            return AVK_LIKELY(st == AVK_OK) ? AVK_OK : report(&c, (avk_status)st);
+        }
+        stack_init(&c, frames, colls);
         frames[0].n = n;
         frames[0].v = out;
         frames[0].i = 0;
         frames[0].via_index = 0;
-        frames[0].kind = DK_RECORD;
+        frames[0].kind = n->store ? DK_RECORD_RX : DK_RECORD;
         frames[0].via = DV_NONE;
         c.nframes = 1;
-        c.depth = 1; /* within every max_depth */
-        st = run_record(&c, frames);
+        st = n->store ? run_record_rx(&c, frames) : run_record(&c, frames, n, fields, 0);
         if (AVK_LIKELY(st == AVK_OK))
             return AVK_OK;
         if (st != DEC_PUSHED)
             return report(&c, (avk_status)st);
         return run(&c);
     }
+    stack_init(&c, frames, colls);
     root.op = plan->nodes[plan->root].op;
     root.run = 0;
     root.node = plan->root;

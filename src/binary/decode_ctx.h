@@ -45,6 +45,7 @@ typedef struct dctx {
     const avk_limits *limits;
     int views;          /* strings, bytes and fixed may point into the input */
     int check_utf8;
+    int fast_views;     /* views and no UTF-8 check: the register paths may view strings */
     int memory;         /* r is a memory reader: what remains is all there is */
     uint64_t empty;     /* zero-byte items seen in this value */
     uint64_t mem;       /* arena bytes taken by this value */

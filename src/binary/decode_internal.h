@@ -28,10 +28,10 @@ static inline avk_status avki_check_length(int64_t n, uint64_t max_bytes, uint64
 /* Skips one value of plain node `node` of plan (the decoder skips a
  * writer's field this way in a resolving record), starting at nesting
  * depth. empty counts zero-byte items across the caller's value. An error
- * gets its whole path: root, then prefix (the caller's part, may be NULL),
+ * gets its whole path: root's name, then prefix (the caller's part, may be NULL),
  * then the skipped value's own. Statuses as avk_plan_skip. */
 avk_status avki_skip_nested(const avk_plan *plan, avk_reader *r, uint32_t node, size_t depth,
-                            uint64_t *empty, const char *root, const avki_path_part *prefix,
+                            uint64_t *empty, const avk_type *root, const avki_path_part *prefix,
                             avk_error *err);
 
 /* 1 when s[0..n) is valid UTF-8. */

@@ -436,11 +436,12 @@ static int open_collection(ectx *c, uint8_t kind, const avki_node *n, const avk_
     if (count == 0)
         return avk_writer_write_long(c->w, 0, c->err);
     if (n->flat) {
-        /* Items of leaves never need a frame: this one is on the C stack. */
-        memset(&tmp, 0, sizeof tmp);
+        /* Flat items never push a frame: this one is on the C stack. */
         tmp.n = n;
         tmp.v = v;
-        tmp.kind = kind;
+        tmp.i = 0;
+        tmp.bend = 0;
+        tmp.outer = NULL;
         f = &tmp;
     } else {
         st = push(c, kind, n, v, via, via_index);
@@ -559,12 +560,13 @@ static int encode_child(ectx *c, const avki_step *s, const avk_value *v)
                     st = avki_encode_mismatch(c->err, "record value has no fields (expected %u)",
                                               n->count);
                 } else if (n->flat) {
-                    /* Leaves only: written here, its frame on the C stack. */
+                    /* Flat: written here, its frame on the C stack (only its
+                     * next index is written, by children that never push). */
                     eframe tmp;
                     size_t saved = c->depth;
-                    memset(&tmp, 0, sizeof tmp);
                     tmp.n = n;
                     tmp.v = v;
+                    tmp.i = 0;
                     c->depth = level;
                     st = run_record_body(c, &tmp);
                     c->depth = saved;

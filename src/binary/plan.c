@@ -334,36 +334,62 @@ static int leaf_step(const avki_step *s)
            (s->op >= AVKI_OP_INT_LONG && s->op <= AVKI_OP_FLOAT_DOUBLE) || s->op == AVKI_OP_FAIL;
 }
 
-/* A leaf step, or a union whose branches are all leaves. */
-static int leafish_step(const avk_plan *p, const avki_step *s)
+/* How many levels the values of step s can nest below it, as far as
+ * node heights are known yet (AVKI_FLAT_MAX + 1: unknown, or too many). */
+static unsigned step_height(const avk_plan *p, const avki_step *s)
 {
-    uint32_t b;
     if (leaf_step(s))
-        return 1;
-    if (s->op != AVKI_OP_UNION)
         return 0;
-    for (b = 0; b < p->nodes[s->node].count; b++)
-        if (!leaf_step(&p->steps[p->nodes[s->node].first + b]))
+    return p->nodes[s->node].flat ? p->nodes[s->node].flat : AVKI_FLAT_MAX + 1;
+}
+
+/* The height of node n from its children's, or 0 when not flat. */
+static unsigned node_height(const avk_plan *p, const avki_node *n)
+{
+    unsigned h = 0, k;
+    uint32_t f;
+    switch ((avki_op)n->op) {
+    case AVKI_OP_RECORD:
+        if (n->store) /* resolving: its own walker, with writer fields to skip */
             return 0;
-    return 1;
+        for (f = 0; f < n->count; f++) {
+            k = step_height(p, &p->steps[n->first + f]);
+            h = k > h ? k : h;
+        }
+        break;
+    case AVKI_OP_UNION:
+        for (f = 0; f < n->count; f++) {
+            k = step_height(p, &p->steps[n->first + f]);
+            h = k > h ? k : h;
+        }
+        break;
+    case AVKI_OP_ARRAY:
+    case AVKI_OP_MAP:
+        h = step_height(p, &p->steps[n->first]);
+        break;
+    default:
+        return 0;
+    }
+    return h + 1 <= AVKI_FLAT_MAX ? h + 1 : 0;
 }
 
 void avki_plan_mark_flat(avk_plan *p)
 {
-    size_t i;
-    for (i = 0; i < p->node_count; i++) {
-        avki_node *n = &p->nodes[i];
-        uint32_t f;
-        int flat = 0;
-        if (n->op == AVKI_OP_RECORD && !n->store) {
-            flat = 1;
-            for (f = 0; flat && f < n->count; f++)
-                flat = leafish_step(p, &p->steps[n->first + f]);
-        } else if ((n->op == AVKI_OP_ARRAY && n->store == AVKI_STORE_BOXED) ||
-                   n->op == AVKI_OP_MAP) {
-            flat = leafish_step(p, &p->steps[n->first]);
+    size_t i, pass;
+    int changed = 1;
+    for (i = 0; i < p->node_count; i++)
+        p->nodes[i].flat = 0;
+    /* Heights settle from the leaves up, a level a pass; a type that
+     * contains itself never gets one. */
+    for (pass = 0; changed && pass <= AVKI_FLAT_MAX + 1; pass++) {
+        changed = 0;
+        for (i = 0; i < p->node_count; i++) {
+            unsigned h = node_height(p, &p->nodes[i]);
+            if (h != p->nodes[i].flat) {
+                p->nodes[i].flat = (uint8_t)h;
+                changed = 1;
+            }
         }
-        n->flat = (uint8_t)flat;
     }
 }
 

@@ -78,9 +78,10 @@ typedef struct avki_node {
     uint8_t op;          /* avki_op */
     uint8_t store;       /* arrays: avki_store of the items; records, enums and
                             unions of a resolving plan: 1 (see extra) */
-    uint8_t flat;        /* records whose fields, boxed arrays and maps whose items
-                            are all leaves or unions of leaves: walkers run them
-                            inline, without a frame of their own */
+    uint8_t flat;        /* records, unions, arrays and maps whose values never
+                            recurse and nest at most AVKI_FLAT_MAX levels: their
+                            height (1 to AVKI_FLAT_MAX), else 0. Walkers run flat
+                            values on the C stack, without frames of their own */
     uint32_t count;      /* record: fields; union: branches; enum: symbols;
                             fixed: size; array of fixed: the item size */
     uint32_t first;      /* record: first field step; union: first branch
@@ -130,7 +131,12 @@ struct avk_plan {
     avk_arena *rx_arena; /* rx, slots, maps, defaults, messages */
 };
 
-/* Sets nodes' flat flags; call once a plan's nodes and steps are final. */
+/* Values of a flat node nest this many levels at most, so walking them on
+ * the C stack costs a few KiB whatever the input holds; deeper and
+ * recursive types go on the walkers' explicit stacks. */
+#define AVKI_FLAT_MAX 4
+
+/* Sets nodes' flat heights; call once a plan's nodes and steps are final. */
 void avki_plan_mark_flat(avk_plan *p);
 
 /* Grows plan->nodes / plan->steps to hold n more; 0 when out of memory. */

@@ -27,7 +27,7 @@ typedef struct sctx {
     avki_stack stack; /* of sframe */
     size_t depth;     /* nesting of the open frames, unions counted */
     avki_place place;                /* an error's place below the top frame */
-    const char *root;                /* the root type's name, for paths */
+    const avk_type *root;            /* the root value's type, named in paths */
     const avki_path_part *prefix;    /* the path above the value, or NULL */
 } sctx;
 
@@ -113,45 +113,61 @@ AVK_INLINE avk_status skip_length(sctx *c, const char *what)
     return skip_payload_slow(c, (uint64_t)n, off, what);
 }
 
+/* Skips an enum's index, checked against the symbols. */
+static avk_status skip_enum(sctx *c, const avki_node *n)
+{
+    avk_reader *r = c->r;
+    int32_t idx;
+    uint64_t off = avk_reader_offset(r);
+    AVK_TRY(avk_reader_read_int(r, &idx, c->err));
+    if (AVK_UNLIKELY(idx < 0 || (uint32_t)idx >= n->count))
+        return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
+                                "enum index %d out of range (%u symbols)", idx, n->count);
+    return AVK_OK;
+}
+
+AVK_INLINE avk_status skip_boolean(sctx *c)
+{
+    avk_reader *r = c->r;
+    int b;
+    if (AVK_LIKELY(r->pos < r->end && *r->pos <= 1)) {
+        r->pos++;
+        return AVK_OK;
+    }
+    return avk_reader_read_boolean(r, &b, c->err);
+}
+
+/* The leaf cases of one switch on a step's op (LEAF_CASES, then the
+ * caller's default for compounds): one dispatch per value. */
+#define LEAF_CASES(c, s)                                                   \
+    case AVKI_OP_NULL:                                                      \
+        return AVK_OK;                                                      \
+    case AVKI_OP_BOOLEAN:                                                   \
+        return skip_boolean(c);                                             \
+    case AVKI_OP_INT:                                                       \
+        return skip_int(c);                                                 \
+    case AVKI_OP_LONG:                                                      \
+        return skip_long(c);                                                \
+    case AVKI_OP_FLOAT:                                                     \
+        return skip_bytes(c, 4);                                            \
+    case AVKI_OP_DOUBLE:                                                    \
+        return skip_bytes(c, 8);                                            \
+    case AVKI_OP_STRING:                                                    \
+        return skip_length(c, "string");                                    \
+    case AVKI_OP_BYTES:                                                     \
+        return skip_length(c, "bytes");                                     \
+    case AVKI_OP_ENUM:                                                      \
+        return skip_enum(c, c->nodes + (s)->node);                          \
+    case AVKI_OP_FIXED:                                                     \
+        return avk_reader_skip(c->r, c->nodes[(s)->node].count, c->err)
+
 /* Skips a value of a leaf step (ops below RECORD, enums, fixed). */
 AVK_INLINE avk_status skip_leaf(sctx *c, const avki_step *s)
 {
-    avk_reader *r = c->r;
     switch ((avki_op)s->op) {
-    case AVKI_OP_NULL:
+        LEAF_CASES(c, s);
+    default: /* not a leaf */
         return AVK_OK;
-    case AVKI_OP_BOOLEAN: {
-        int b;
-        if (AVK_LIKELY(r->pos < r->end && *r->pos <= 1)) {
-            r->pos++;
-            return AVK_OK;
-        }
-        return avk_reader_read_boolean(r, &b, c->err);
-    }
-    case AVKI_OP_INT:
-        return skip_int(c);
-    case AVKI_OP_LONG:
-        return skip_long(c);
-    case AVKI_OP_FLOAT:
-        return skip_bytes(c, 4);
-    case AVKI_OP_DOUBLE:
-        return skip_bytes(c, 8);
-    case AVKI_OP_STRING:
-        return skip_length(c, "string");
-    case AVKI_OP_BYTES:
-        return skip_length(c, "bytes");
-    case AVKI_OP_ENUM: {
-        int32_t idx;
-        uint64_t off = avk_reader_offset(r);
-        const avki_node *n = c->nodes + s->node;
-        AVK_TRY(avk_reader_read_int(r, &idx, c->err));
-        if (AVK_UNLIKELY(idx < 0 || (uint32_t)idx >= n->count))
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                    "enum index %d out of range (%u symbols)", idx, n->count);
-        return AVK_OK;
-    }
-    default: /* AVKI_OP_FIXED */
-        return avk_reader_skip(r, c->nodes[s->node].count, c->err);
     }
 }
 
@@ -179,17 +195,31 @@ static avk_status stack_failed(sctx *c)
 
 
 static int skip_child(sctx *c, const avki_step *s);
-static int run_collection(sctx *c, sframe *f, int is_map);
+static int run_array(sctx *c, sframe *f);
+static int run_map(sctx *c, sframe *f);
 
-/* The fields of a flat record (leaves and unions of leaves). */
+
+/* One value of a step that pushes nothing: leaves here, flat compounds
+ * through skip_child, in one switch on the op. */
+AVK_INLINE int skip_step(sctx *c, const avki_step *s)
+{
+    switch ((avki_op)s->op) {
+        LEAF_CASES(c, s);
+    default:
+        return skip_child(c, s);
+    }
+}
+
+/* The fields of a flat record. */
 static avk_status skip_flat_record(sctx *c, const avki_node *n)
 {
     const avki_step *s = c->steps + n->first;
     uint32_t i;
     for (i = 0; i < n->count; i++) {
-        int st = s[i].op < AVKI_OP_RECORD ? (int)skip_leaf(c, s + i) : skip_child(c, s + i);
+        int st = skip_step(c, s + i);
         if (AVK_UNLIKELY(st != AVK_OK))
-            return avki_place_front(&c->place, AVKI_SEG_FIELD, i, n->type->fields[i].name, (avk_status)st);
+            return avki_place_front(&c->place, AVKI_SEG_FIELD, i, n->type->fields[i].name,
+                                    (avk_status)st);
     }
     return AVK_OK;
 }
@@ -231,7 +261,7 @@ static int skip_child(sctx *c, const avki_step *s)
                 tmp.i = 0;
                 tmp.bend = 0;
                 c->depth += via ? 2 : 1;
-                st = (avk_status)run_collection(c, &tmp, s->op == AVKI_OP_MAP);
+                st = (avk_status)(s->op == AVKI_OP_MAP ? run_map(c, &tmp) : run_array(c, &tmp));
                 c->depth -= via ? 2 : 1;
                 break;
             }
@@ -284,14 +314,10 @@ static int run_record(sctx *c, sframe *f)
     uint32_t i, count = f->n->count;
     for (i = (uint32_t)f->i; i < count; i++) {
         int st;
-        if (s[i].op < AVKI_OP_RECORD) {
-            st = skip_leaf(c, s + i);
-        } else {
-            f->i = i + 1;
-            st = skip_child(c, s + i);
-            if (st == SKIP_PUSHED)
-                return SKIP_PUSHED;
-        }
+        f->i = i + 1; /* read only if a child pushes a frame */
+        st = skip_step(c, s + i);
+        if (st == SKIP_PUSHED)
+            return SKIP_PUSHED;
         if (AVK_UNLIKELY(st != AVK_OK))
             return avki_place_front(&c->place, AVKI_SEG_FIELD, i, f->n->type->fields[i].name, (avk_status)st);
     }
@@ -299,20 +325,14 @@ static int run_record(sctx *c, sframe *f)
 }
 
 /* Reads block headers until one has items to go through one by one: sized
- * blocks are jumped whole, blocks of fixed-size items skipped as bytes.
- * *done at the 0 that ends the collection. */
-static avk_status next_block(sctx *c, sframe *f, int is_map, int *done)
+ * blocks are jumped whole, blocks of items of fixed bytes each skipped as
+ * bytes. min_size is the fewest bytes an item takes. *done at the 0 that
+ * ends the collection. */
+AVK_INLINE avk_status next_block(sctx *c, sframe *f, int is_map, uint64_t fixed,
+                                 uint64_t min_size, int *done)
 {
     avk_reader *r = c->r;
     const avki_node *n = f->n;
-    const avki_step *item = c->steps + n->first;
-    uint64_t fixed = is_map ? 0 : avki_store_size(n); /* bytes per item when constant */
-    uint64_t min_size = c->nodes[item->node].min_size + (is_map ? 1 : 0);
-    if (!is_map && n->store == AVKI_STORE_FIXED)
-        fixed = n->count;
-    if (!is_map && (n->store == AVKI_STORE_INT || n->store == AVKI_STORE_LONG ||
-                    n->store == AVKI_STORE_BOOLEAN))
-        fixed = 0; /* varints vary; booleans are checked */
     for (;;) {
         int64_t count;
         uint64_t off = avk_reader_offset(r);
@@ -380,9 +400,17 @@ static avk_status next_block(sctx *c, sframe *f, int is_map, int *done)
     }
 }
 
-static int run_collection(sctx *c, sframe *f, int is_map)
+AVK_INLINE int run_collection(sctx *c, sframe *f, int is_map)
 {
-    const avki_step *item = c->steps + f->n->first;
+    const avki_node *n = f->n;
+    const avki_step *item = c->steps + n->first;
+    uint64_t min_size = c->nodes[item->node].min_size + (uint64_t)is_map, fixed = 0;
+    /* Items of fixed size (floats, doubles, fixed) are skipped a block at a
+     * time; varints vary and booleans are checked. */
+    if (!is_map && (n->store == AVKI_STORE_FLOAT || n->store == AVKI_STORE_DOUBLE))
+        fixed = avki_store_size(n);
+    else if (!is_map && n->store == AVKI_STORE_FIXED)
+        fixed = n->count;
     for (;;) {
         uint64_t i;
         int done, st;
@@ -392,23 +420,30 @@ static int run_collection(sctx *c, sframe *f, int is_map)
                 if (AVK_UNLIKELY(st != AVK_OK))
                     return avki_place_front(&c->place, AVKI_SEG_KEY, i, NULL, (avk_status)st);
             }
-            if (item->op < AVKI_OP_RECORD) {
-                st = skip_leaf(c, item);
-            } else {
-                f->i = i + 1;
-                st = skip_child(c, item);
-                if (st == SKIP_PUSHED)
-                    return SKIP_PUSHED;
-            }
+            f->i = i + 1; /* read only if a child pushes a frame */
+            st = skip_step(c, item);
+            if (st == SKIP_PUSHED)
+                return SKIP_PUSHED;
             if (AVK_UNLIKELY(st != AVK_OK))
                 return avki_place_front(&c->place, is_map ? AVKI_SEG_VALUE : AVKI_SEG_ITEM, i, NULL,
                                   (avk_status)st);
         }
         f->i = i;
-        AVK_TRY(next_block(c, f, is_map, &done));
+        AVK_TRY(next_block(c, f, is_map, fixed, min_size, &done));
         if (done)
             return AVK_OK;
     }
+}
+
+/* The collection loop made once for arrays and once for maps. */
+static int run_array(sctx *c, sframe *f)
+{
+    return run_collection(c, f, 0);
+}
+
+static int run_map(sctx *c, sframe *f)
+{
+    return run_collection(c, f, 1);
 }
 
 /* ---- the error's place ------------------------------------------------------------ */
@@ -448,7 +483,7 @@ static avk_status report(sctx *c, avk_status st)
     if (c->prefix)
         parts[np++] = *c->prefix;
     parts[np++] = place_part(c);
-    avki_path_report_parts(c->err, c->root, parts, np);
+    avki_path_report_parts(c->err, avki_type_label(c->root), parts, np);
     return st;
 }
 
@@ -466,8 +501,8 @@ static avk_status run(sctx *c, uint32_t node)
         sframe *f = (sframe *)avki_stack_at(&c->stack, c->stack.n - 1);
         switch (f->kind) {
         case SK_RECORD: st = run_record(c, f); break;
-        case SK_ARRAY: st = run_collection(c, f, 0); break;
-        default: st = run_collection(c, f, 1); break;
+        case SK_ARRAY: st = run_array(c, f); break;
+        default: st = run_map(c, f); break;
         }
         if (st == AVK_OK) {
             c->depth -= f->via ? 2 : 1;
@@ -481,7 +516,7 @@ static avk_status run(sctx *c, uint32_t node)
 }
 
 static void sctx_init(sctx *c, const avk_plan *plan, avk_reader *r, sframe *local, size_t depth,
-                      uint64_t empty, const char *root, const avki_path_part *prefix,
+                      uint64_t empty, const avk_type *root, const avki_path_part *prefix,
                       avk_error *err)
 {
     c->r = r;
@@ -498,7 +533,7 @@ static void sctx_init(sctx *c, const avk_plan *plan, avk_reader *r, sframe *loca
 }
 
 avk_status avki_skip_nested(const avk_plan *plan, avk_reader *r, uint32_t node, size_t depth,
-                            uint64_t *empty, const char *root, const avki_path_part *prefix,
+                            uint64_t *empty, const avk_type *root, const avki_path_part *prefix,
                             avk_error *err)
 {
     sctx c;
@@ -519,9 +554,8 @@ avk_status avk_plan_skip(const avk_plan *plan, avk_reader *r, avk_error *err)
     if (AVK_UNLIKELY(!plan || !r))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, 0, "avk_plan_skip: NULL argument");
     /* nodes[0] is the root, or in a resolving plan the writer's root. */
-    sctx_init(&c, plan, r, local, 0, 0, avki_type_label(plan->writer_type ? plan->writer_type
-                                                                         : plan->type),
-              NULL, err);
+    sctx_init(&c, plan, r, local, 0, 0, plan->writer_type ? plan->writer_type : plan->type, NULL,
+              err);
     st = run(&c, 0);
     avki_stack_destroy(&c.stack);
     return st;

@@ -67,10 +67,9 @@ void avki_seg_array_at(const void *ctx, size_t i, avki_seg *out);
 
 /* ---- a walker's place ---------------------------------------------------- */
 
-/* Places below the top frame that run without frames (a union branch, a
- * record of leaves' field, an item of an array of leaves, the union inside
- * it): a few at most. */
-#define AVKI_TAIL_MAX 6
+/* Places below the top frame that run without frames: flat values nest at
+ * most AVKI_FLAT_MAX (4) levels, each giving a child and a union branch. */
+#define AVKI_TAIL_MAX 16
 
 /* Where a walker with an explicit stack of frames stands when it fails:
  * its frames, then the tail its failing code fills as it returns
