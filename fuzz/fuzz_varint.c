@@ -10,6 +10,7 @@ static const avki_kernels *const kernels[] = {
     &avki_kernels_scalar,
     &avki_kernels_bmi2,
     &avki_kernels_avx512,
+    &avki_kernels_avx2,
 };
 #define KERNEL_COUNT (sizeof kernels / sizeof kernels[0])
 

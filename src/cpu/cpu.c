@@ -29,9 +29,9 @@ static unsigned long long read_xcr0(void)
 static void probe(avki_cpu *c)
 {
     unsigned a = 0, b = 0, cx = 0, d = 0, max_leaf = 0, max_ext = 0;
-    int popcnt, lzcnt = 0, bmi1;
+    int popcnt, lzcnt = 0, bmi1, avx;
     char vendor[13];
-    int osxsave, zmm_saved = 0;
+    int osxsave, zmm_saved = 0, ymm_saved = 0;
 
     if (!__get_cpuid(0, &max_leaf, &b, &cx, &d))
         return;
@@ -52,10 +52,13 @@ static void probe(avki_cpu *c)
         c->model |= ((a >> 16) & 0xf) << 4;
     osxsave = (cx >> 27) & 1;
     popcnt = (cx >> 23) & 1;
+    avx = (cx >> 28) & 1;
     if (osxsave) {
         unsigned long long xcr0 = read_xcr0();
         /* SSE, AVX, opmask, ZMM_Hi256 and Hi16_ZMM state all enabled. */
         zmm_saved = (xcr0 & 0xe6) == 0xe6;
+        /* SSE and AVX (YMM upper halves) state enabled. */
+        ymm_saved = (xcr0 & 0x6) == 0x6;
     }
     if (max_leaf < 7)
         return;
@@ -70,6 +73,10 @@ static void probe(avki_cpu *c)
     /* The kernels are compiled with LZCNT, TZCNT (BMI1) and POPCNT beside
      * BMI2: a virtual CPU may hide them, and LZCNT would then run as BSR. */
     c->bmi2 = ((b >> 8) & 1) && bmi1 && lzcnt && popcnt;
+    c->bmi1 = bmi1;
+    c->lzcnt = lzcnt;
+    c->popcnt = popcnt;
+    c->avx2 = ymm_saved && avx && ((b >> 5) & 1);
     c->fast_pdep = c->bmi2 && avki_cpu_pdep_is_fast(c->is_intel, c->is_amd, c->family);
     {
         int f = (b >> 16) & 1, cd = (b >> 28) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;

@@ -9,6 +9,8 @@ typedef struct avki_cpu {
     int bmi2;
     int fast_pdep; /* BMI2 present and PDEP/PEXT not microcoded */
     int avx512;    /* F, BW, VL, VBMI, VBMI2 and CD, and the OS saves ZMM state */
+    int avx2;      /* AVX2, and the OS saves YMM state (XCR0 bits 1 and 2) */
+    int bmi1, lzcnt, popcnt; /* TZCNT/ANDN, LZCNT (ABM), POPCNT: Haswell and Zen 1 have all three */
 } avki_cpu;
 
 /* The features of the running CPU; computed on first call. */

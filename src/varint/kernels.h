@@ -25,6 +25,7 @@ typedef struct avki_kernels {
 extern const avki_kernels avki_kernels_scalar;
 extern const avki_kernels avki_kernels_bmi2;
 extern const avki_kernels avki_kernels_avx512;
+extern const avki_kernels avki_kernels_avx2;
 
 /* The kernels in use: chosen once (see avk_kernel_name). */
 const avki_kernels *avki_kernels_active(void);

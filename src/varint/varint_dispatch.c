@@ -8,6 +8,7 @@
 
 static const avki_kernels *const kernel_table[] = {
     &avki_kernels_avx512,
+    &avki_kernels_avx2,
     &avki_kernels_bmi2,
     &avki_kernels_scalar,
 };

@@ -14,8 +14,8 @@
 #include "avrokit/varint.h"
 #include "varint/kernels.h"
 
-static const avki_kernels *const all_kernels[] = {&avki_kernels_avx512, &avki_kernels_bmi2,
-                                                   &avki_kernels_scalar};
+static const avki_kernels *const all_kernels[] = {&avki_kernels_avx512, &avki_kernels_avx2,
+                                                   &avki_kernels_bmi2, &avki_kernels_scalar};
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
@@ -265,14 +265,19 @@ static void test_kernel_choice(void **state)
     memset(&none, 0, sizeof none);
     memset(&all, 0, sizeof all);
     all.bmi2 = all.fast_pdep = all.avx512 = 1;
+    all.avx2 = all.bmi1 = all.lzcnt = all.popcnt = 1;
     assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &none, NULL)->name, "scalar");
     assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &none, "avx512")->name, "scalar");
     assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, NULL)->name, "avx512");
     assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "bmi2")->name, "bmi2");
     assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "scalar")->name, "scalar");
     assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "nonsense")->name, "avx512");
-    all.fast_pdep = 0; /* BMI2 present but microcoded */
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "bmi2")->name, "scalar");
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "avx2")->name, "avx2");
+    all.fast_pdep = 0; /* BMI2 present but microcoded (Zen 1/2): AVX2 still runs */
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "bmi2")->name, "avx2");
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, NULL)->name, "avx2");
+    all.avx2 = 0; /* AVX2 without OS YMM state, or no AVX2 */
+    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "avx2")->name, "scalar");
     assert_true(avki_cpu_pdep_is_fast(1, 0, 6));
     assert_false(avki_cpu_pdep_is_fast(0, 1, 0x15));
     assert_false(avki_cpu_pdep_is_fast(0, 1, 0x17)); /* Zen 1, Zen 2 */

@@ -1,0 +1,528 @@
+/* AVX2 bulk varint kernel: continuation-bit masks drive pshufb gathers; no BMI2 needed. */
+#include <immintrin.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "avrokit/varint.h"
+#include "varint/kernels.h"
+#include "varint/varint_word.h"
+
+/* No BMI2: this kernel is for CPUs where PDEP/PEXT are slow (Zen 1/2) or
+ * where only AVX2 is wanted; LZCNT/TZCNT/POPCNT are on every AVX2 CPU. */
+#define AVKI_KTARGET __attribute__((target("avx2,bmi,lzcnt,popcnt")))
+
+/*
+ * Decoding works on 32-byte windows. The window's stop bits (bytes without
+ * a continuation bit) are turned into a byte array of where each value
+ * ends (four lookups of 8 bits each), and the window is classed by its
+ * longest value, found from runs of continuation bits:
+ *   - no continuation bit at all: 32 one-byte values, widened directly;
+ *   - values of at most 2 bytes: 16 per pshufb, in 16-bit slots;
+ *   - at most 4 bytes: 8 per pshufb, in 32-bit slots;
+ *   - at most 8 bytes: 4 per pshufb, in 64-bit slots;
+ *   - longer (or malformed): one value at a time, the word decoder.
+ * The only serial step is window to window, and it depends on the stop bits
+ * alone (one past the last stop), not on the gathers.
+ */
+
+/* Byte b: the positions of b's set bits, ascending, one per byte, zero
+ * padded (so every position ever stored is below 32). */
+static uint64_t stop_positions[256];
+/* Encode compaction for 8 16-bit slots: slot v keeps byte 1 iff bit v. */
+static uint8_t enc2_shuffle[256][16] __attribute__((aligned(16)));
+/* Encode compaction for 4 32-bit slots: slot v keeps len_v bytes, where
+ * len_v - 1 = bit v + 2 * bit (4 + v) of the index. */
+static uint8_t enc4_shuffle[256][16] __attribute__((aligned(16)));
+static uint8_t enc4_len[256];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void tables_init(void)
+{
+    unsigned b, j, v;
+    for (b = 0; b < 256; b++) {
+        uint64_t w = 0;
+        unsigned c = 0, k = 0;
+        for (j = 0; j < 8; j++)
+            if ((b >> j) & 1)
+                w |= (uint64_t)j << (8 * c++);
+        stop_positions[b] = w;
+
+        memset(enc2_shuffle[b], 0x80, 16);
+        for (v = 0, k = 0; v < 8; v++) {
+            enc2_shuffle[b][k++] = (uint8_t)(2 * v);
+            if ((b >> v) & 1)
+                enc2_shuffle[b][k++] = (uint8_t)(2 * v + 1);
+        }
+
+        memset(enc4_shuffle[b], 0x80, 16);
+        for (v = 0, k = 0; v < 4; v++) {
+            unsigned keep = 1 + ((b >> v) & 1) + 2 * ((b >> (4 + v)) & 1);
+            for (j = 0; j < keep; j++)
+                enc4_shuffle[b][k++] = (uint8_t)(4 * v + j);
+        }
+        enc4_len[b] = (uint8_t)k;
+    }
+}
+
+/* Bytes a window may read: 32 for the stop bits, and a 16-byte gather
+ * source may start at any value start up to byte 32. */
+#define WINDOW_READ 48
+
+/* Fills pos[1..] with the window index of each value's last byte (pos[0]
+ * stays 0xff, so value k starts at pos[k] + 1 modulo 256). Writes up to
+ * pos[40]. Returns the number of stops. */
+static inline unsigned plan_window(uint8_t *pos, uint32_t stops)
+{
+    unsigned q, cnt = 0;
+    for (q = 0; q < 4; q++) {
+        unsigned b = (stops >> (8 * q)) & 0xff;
+        uint64_t w = stop_positions[b] + 0x0808080808080808ULL * q;
+        memcpy(pos + 1 + cnt, &w, 8);
+        cnt += (unsigned)__builtin_popcount(b);
+    }
+    return cnt;
+}
+
+/* Per-width constants for the gathers: slot s of a 128-bit lane takes value
+ * s / W of that lane; pat_prev picks the last byte of the value before it,
+ * pat_last its own last byte, and iota the byte's place in the slot. */
+typedef struct gather_consts {
+    __m256i pat_prev, pat_last, iota;
+} gather_consts;
+
+AVKI_KTARGET static inline gather_consts make_consts(unsigned w)
+{
+    uint8_t prev[32], last[32], iota[32];
+    unsigned b;
+    gather_consts c;
+    for (b = 0; b < 32; b++) {
+        prev[b] = (uint8_t)((b & 15) / w);
+        last[b] = (uint8_t)((b & 15) / w + 1);
+        iota[b] = (uint8_t)((b & 15) % w);
+    }
+    c.pat_prev = _mm256_loadu_si256((const __m256i *)prev);
+    c.pat_last = _mm256_loadu_si256((const __m256i *)last);
+    c.iota = _mm256_loadu_si256((const __m256i *)iota);
+    return c;
+}
+
+/* Gathers values k .. k+2h-1 of the window at p (h per 128-bit lane) into
+ * W-byte slots, zero past each value's end, continuation bits cleared. The
+ * lanes read 16 bytes from where their first value starts: h values of at
+ * most W bytes fit in them. */
+AVKI_KTARGET static inline __m256i gather_group(const uint8_t *p, const uint8_t *pos, unsigned k,
+                                                unsigned h, const gather_consts *c)
+{
+    __m256i sv = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(pos + k))),
+        _mm_loadu_si128((const __m128i *)(pos + k + h)), 1);
+    __m256i prev = _mm256_shuffle_epi8(sv, c->pat_prev);
+    __m256i last = _mm256_shuffle_epi8(sv, c->pat_last);
+    __m256i base = _mm256_shuffle_epi8(sv, _mm256_setzero_si256());
+    /* Window index of the slot's byte, minus one; signed compares are fine,
+     * as indexes stay below 48 (and 0xff is -1, the value that starts at 0). */
+    __m256i at = _mm256_add_epi8(prev, c->iota);
+    __m256i ctrl = _mm256_sub_epi8(at, base);
+    __m256i inside = _mm256_cmpgt_epi8(last, at);
+    const uint8_t *a = p + (uint8_t)(pos[k] + 1), *b = p + (uint8_t)(pos[k + h] + 1);
+    __m256i src = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)a)),
+        _mm_loadu_si128((const __m128i *)b), 1);
+    ctrl = _mm256_or_si256(ctrl, _mm256_andnot_si256(inside, _mm256_set1_epi8((char)0x80)));
+    return _mm256_and_si256(_mm256_shuffle_epi8(src, ctrl), _mm256_set1_epi8(0x7f));
+}
+
+/* 7-bit groups: pairs of bytes -> 14 bits (vpmaddubsw, the constant as the
+ * unsigned operand so 128 fits), pairs of those -> 28 bits (vpmaddwd). */
+AVKI_KTARGET static inline __m256i compact16(__m256i x)
+{
+    return _mm256_maddubs_epi16(_mm256_set1_epi16((short)0x8001), x);
+}
+
+AVKI_KTARGET static inline __m256i compact32(__m256i x)
+{
+    return _mm256_madd_epi16(compact16(x), _mm256_set1_epi32(0x40000001));
+}
+
+AVKI_KTARGET static inline __m256i compact64(__m256i x)
+{
+    const __m256i low28 = _mm256_set1_epi64x(0x0fffffff);
+    x = compact32(x);
+    return _mm256_or_si256(_mm256_and_si256(x, low28),
+                           _mm256_andnot_si256(low28, _mm256_srli_epi64(x, 4)));
+}
+
+AVKI_KTARGET static inline __m256i unzigzag16(__m256i x)
+{
+    return _mm256_xor_si256(_mm256_srli_epi16(x, 1),
+                            _mm256_sub_epi16(_mm256_setzero_si256(),
+                                             _mm256_and_si256(x, _mm256_set1_epi16(1))));
+}
+
+AVKI_KTARGET static inline __m256i unzigzag32(__m256i x)
+{
+    return _mm256_xor_si256(_mm256_srli_epi32(x, 1),
+                            _mm256_sub_epi32(_mm256_setzero_si256(),
+                                             _mm256_and_si256(x, _mm256_set1_epi32(1))));
+}
+
+AVKI_KTARGET static inline __m256i unzigzag64(__m256i x)
+{
+    return _mm256_xor_si256(_mm256_srli_epi64(x, 1),
+                            _mm256_sub_epi64(_mm256_setzero_si256(),
+                                             _mm256_and_si256(x, _mm256_set1_epi64x(1))));
+}
+
+/* Zigzag-decodes 32 one-byte values in bytes: the results fit int8. */
+AVKI_KTARGET static inline __m256i unzigzag8(__m256i x)
+{
+    __m256i half = _mm256_and_si256(_mm256_srli_epi16(x, 1), _mm256_set1_epi8(0x7f));
+    return _mm256_xor_si256(half, _mm256_sub_epi8(_mm256_setzero_si256(),
+                                                  _mm256_and_si256(x, _mm256_set1_epi8(1))));
+}
+
+AVKI_KTARGET static inline void ones32_longs(int64_t *out, __m256i chunk)
+{
+    __m256i z = unzigzag8(chunk);
+    __m128i lo = _mm256_castsi256_si128(z), hi = _mm256_extracti128_si256(z, 1);
+    _mm256_storeu_si256((__m256i *)(out + 0), _mm256_cvtepi8_epi64(lo));
+    _mm256_storeu_si256((__m256i *)(out + 4), _mm256_cvtepi8_epi64(_mm_srli_si128(lo, 4)));
+    _mm256_storeu_si256((__m256i *)(out + 8), _mm256_cvtepi8_epi64(_mm_srli_si128(lo, 8)));
+    _mm256_storeu_si256((__m256i *)(out + 12), _mm256_cvtepi8_epi64(_mm_srli_si128(lo, 12)));
+    _mm256_storeu_si256((__m256i *)(out + 16), _mm256_cvtepi8_epi64(hi));
+    _mm256_storeu_si256((__m256i *)(out + 20), _mm256_cvtepi8_epi64(_mm_srli_si128(hi, 4)));
+    _mm256_storeu_si256((__m256i *)(out + 24), _mm256_cvtepi8_epi64(_mm_srli_si128(hi, 8)));
+    _mm256_storeu_si256((__m256i *)(out + 28), _mm256_cvtepi8_epi64(_mm_srli_si128(hi, 12)));
+}
+
+AVKI_KTARGET static inline void ones32_ints(int32_t *out, __m256i chunk)
+{
+    __m256i z = unzigzag8(chunk);
+    __m128i lo = _mm256_castsi256_si128(z), hi = _mm256_extracti128_si256(z, 1);
+    _mm256_storeu_si256((__m256i *)(out + 0), _mm256_cvtepi8_epi32(lo));
+    _mm256_storeu_si256((__m256i *)(out + 8), _mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)));
+    _mm256_storeu_si256((__m256i *)(out + 16), _mm256_cvtepi8_epi32(hi));
+    _mm256_storeu_si256((__m256i *)(out + 24), _mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)));
+}
+
+/* The window's class: the widest slot (2, 4 or 8 bytes) its planned values
+ * fit, or 0 when one is longer than 8 bytes. cont holds the continuation
+ * bits of bytes 0..last (the last planned value's last byte). */
+static inline unsigned window_width(uint64_t cont)
+{
+    uint64_t run = cont & (cont >> 1); /* bit j: bytes j, j+1 continue */
+    if (run == 0)
+        return 2;
+    run &= run >> 2; /* 4 continuing bytes: a value of 5 or more */
+    if (run == 0)
+        return 4;
+    run &= run >> 4; /* 8: a value of 9 or more */
+    return run == 0 ? 8 : 0;
+}
+
+/* Start of value k of the window. */
+#define VALUE_START(pos, k) ((uint8_t)((pos)[k] + 1))
+
+AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int64_t *out,
+                                             size_t n, size_t *consumed)
+{
+    const uint8_t *p = in, *end = in + len;
+    uint8_t pos[64];
+    gather_consts c2, c4, c8;
+    size_t i = 0;
+    pthread_once(&tables_once, tables_init);
+    memset(pos, 0, sizeof pos);
+    pos[0] = 0xff;
+    c2 = make_consts(2);
+    c4 = make_consts(4);
+    c8 = make_consts(8);
+    while (i < n && (size_t)(end - p) >= WINDOW_READ) {
+        __m256i chunk = _mm256_loadu_si256((const __m256i *)p);
+        uint32_t cont = (uint32_t)_mm256_movemask_epi8(chunk), stops = ~cont;
+        unsigned count, last, w, k;
+        if (cont == 0 && n - i >= 32) {
+            ones32_longs(out + i, chunk);
+            p += 32;
+            i += 32;
+            continue;
+        }
+        if (stops == 0)
+            break; /* over 32 bytes: the tail reports it */
+        count = plan_window(pos, stops);
+        if (AVK_LIKELY(count <= n - i)) {
+            last = 31u - (unsigned)_lzcnt_u32(stops); /* from the bits: off the gathers' path */
+        } else {
+            count = (unsigned)(n - i);
+            last = pos[count];
+        }
+        w = window_width((uint64_t)cont & ((2ULL << last) - 1));
+        if (w == 2) {
+            for (k = 0; k < count && n - i - k >= 16; k += 16) {
+                __m256i z = unzigzag16(compact16(gather_group(p, pos, k, 8, &c2)));
+                __m128i lo = _mm256_castsi256_si128(z), hi = _mm256_extracti128_si256(z, 1);
+                int64_t *o = out + i + k;
+                _mm256_storeu_si256((__m256i *)(o + 0), _mm256_cvtepi16_epi64(lo));
+                _mm256_storeu_si256((__m256i *)(o + 4), _mm256_cvtepi16_epi64(_mm_srli_si128(lo, 8)));
+                _mm256_storeu_si256((__m256i *)(o + 8), _mm256_cvtepi16_epi64(hi));
+                _mm256_storeu_si256((__m256i *)(o + 12), _mm256_cvtepi16_epi64(_mm_srli_si128(hi, 8)));
+            }
+        } else if (w == 4) {
+            for (k = 0; k < count && n - i - k >= 8; k += 8) {
+                __m256i z = unzigzag32(compact32(gather_group(p, pos, k, 4, &c4)));
+                int64_t *o = out + i + k;
+                _mm256_storeu_si256((__m256i *)(o + 0), _mm256_cvtepi32_epi64(_mm256_castsi256_si128(z)));
+                _mm256_storeu_si256((__m256i *)(o + 4), _mm256_cvtepi32_epi64(_mm256_extracti128_si256(z, 1)));
+            }
+        } else if (w == 8) {
+            for (k = 0; k < count && n - i - k >= 4; k += 4)
+                _mm256_storeu_si256((__m256i *)(out + i + k),
+                                    unzigzag64(compact64(gather_group(p, pos, k, 2, &c8))));
+        } else {
+            k = 0;
+        }
+        /* Groups write whole vectors (lanes past count hold junk that later
+         * windows overwrite) while they fit below n; the rest, and windows
+         * with long values, go one value at a time. */
+        for (; k < count; k++) {
+            uint64_t u;
+            size_t s = VALUE_START(pos, k);
+            if (!avki_decode_u64_word(p + s, &u)) { /* 10 readable: s < 32 */
+                p += s;
+                i += k;
+                goto finish;
+            }
+            out[i + k] = avk_zigzag_decode64(u);
+        }
+        p += last + 1;
+        i += count;
+    }
+    while (i < n) {
+        uint64_t u;
+        size_t k = (size_t)(end - p) >= 10 ? avki_decode_u64_word(p, &u)
+                                            : avki_decode_careful(p, (size_t)(end - p), 10, &u);
+        if (!k)
+            break;
+        out[i++] = avk_zigzag_decode64(u);
+        p += k;
+    }
+finish:
+    *consumed = (size_t)(p - in);
+    return i;
+}
+
+AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32_t *out,
+                                            size_t n, size_t *consumed)
+{
+    const uint8_t *p = in, *end = in + len;
+    uint8_t pos[64];
+    gather_consts c2, c4;
+    size_t i = 0;
+    pthread_once(&tables_once, tables_init);
+    memset(pos, 0, sizeof pos);
+    pos[0] = 0xff;
+    c2 = make_consts(2);
+    c4 = make_consts(4);
+    while (i < n && (size_t)(end - p) >= WINDOW_READ) {
+        __m256i chunk = _mm256_loadu_si256((const __m256i *)p);
+        uint32_t cont = (uint32_t)_mm256_movemask_epi8(chunk), stops = ~cont;
+        unsigned count, last, w, k;
+        if (cont == 0 && n - i >= 32) {
+            ones32_ints(out + i, chunk);
+            p += 32;
+            i += 32;
+            continue;
+        }
+        if (stops == 0)
+            break;
+        count = plan_window(pos, stops);
+        if (AVK_LIKELY(count <= n - i)) {
+            last = 31u - (unsigned)_lzcnt_u32(stops);
+        } else {
+            count = (unsigned)(n - i);
+            last = pos[count];
+        }
+        w = window_width((uint64_t)cont & ((2ULL << last) - 1));
+        k = 0;
+        if (w == 2) {
+            for (; k < count && n - i - k >= 16; k += 16) {
+                __m256i z = unzigzag16(compact16(gather_group(p, pos, k, 8, &c2)));
+                int32_t *o = out + i + k;
+                _mm256_storeu_si256((__m256i *)(o + 0), _mm256_cvtepi16_epi32(_mm256_castsi256_si128(z)));
+                _mm256_storeu_si256((__m256i *)(o + 8), _mm256_cvtepi16_epi32(_mm256_extracti128_si256(z, 1)));
+            }
+        } else if (w == 4) {
+            for (; k < count && n - i - k >= 8; k += 8)
+                _mm256_storeu_si256((__m256i *)(out + i + k),
+                                    unzigzag32(compact32(gather_group(p, pos, k, 4, &c4))));
+        }
+        /* The rest, and values of 5 bytes or more (the last byte may carry
+         * bits beyond 32), byte by byte as the reference does. */
+        for (; k < count; k++) {
+            uint64_t u;
+            size_t s = VALUE_START(pos, k);
+            if (!avki_decode_careful(p + s, (size_t)(end - p) - s, AVK_VARINT_INT_MAX, &u)) {
+                p += s;
+                i += k;
+                goto finish;
+            }
+            out[i + k] = avk_zigzag_decode32((uint32_t)u);
+        }
+        p += last + 1;
+        i += count;
+    }
+    while (i < n) {
+        uint64_t u;
+        size_t k = avki_decode_careful(p, (size_t)(end - p), AVK_VARINT_INT_MAX, &u);
+        if (!k)
+            break;
+        out[i++] = avk_zigzag_decode32((uint32_t)u);
+        p += k;
+    }
+finish:
+    *consumed = (size_t)(p - in);
+    return i;
+}
+
+/* ---- encode ---------------------------------------------------------------
+ * Groups of 8 values: zigzag in vectors, then by the largest of the 8:
+ * below 2^7 the low bytes are packed; below 2^14 16-bit slots are spread
+ * and compacted by a table on which values take 2 bytes; below 2^28 32-bit
+ * slots likewise, by a table on the four lengths of each 128-bit lane;
+ * anything larger one value at a time, branch-free. */
+
+/* One value with no branch on its length (random lengths would
+ * mispredict): always stores 10 bytes, which the caller's room allows. */
+static inline size_t encode_one(uint8_t *p, uint64_t u)
+{
+    unsigned len = avki_varint_len(u);
+    uint64_t hi = u >> 56;
+    uint64_t cont = len > 8 ? AVKI_HIGH_BITS : (AVKI_HIGH_BITS >> 1) >> ((71 - 8 * len) & 63);
+    uint16_t tail = (uint16_t)((hi & 0x7f) | ((uint64_t)(hi >= 0x80) << 7) | ((hi >> 7) << 8));
+    avki_store64(p, avki_spread56(u & ((1ULL << 56) - 1)) | cont);
+    memcpy(p + 8, &tail, 2);
+    return len;
+}
+
+/* 8 values below 2^14 in 16-bit slots; writes 16 bytes. */
+AVKI_KTARGET static inline size_t encode8_2(uint8_t *p, __m128i w)
+{
+    __m128i e = _mm_or_si128(_mm_and_si128(w, _mm_set1_epi16(0x7f)),
+                             _mm_and_si128(_mm_slli_epi16(w, 1), _mm_set1_epi16(0x7f00)));
+    __m128i two = _mm_cmpgt_epi16(w, _mm_set1_epi16(0x7f));
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(two, _mm_setzero_si128())) & 0xff;
+    e = _mm_or_si128(e, _mm_and_si128(two, _mm_set1_epi16(0x80)));
+    _mm_storeu_si128((__m128i *)p,
+                     _mm_shuffle_epi8(e, _mm_load_si128((const __m128i *)enc2_shuffle[m])));
+    return 8 + (size_t)__builtin_popcount(m);
+}
+
+/* 8 values below 2^28 in 32-bit slots; writes up to 32 bytes. */
+AVKI_KTARGET static inline size_t encode8_4(uint8_t *p, __m256i u)
+{
+    __m256i x = _mm256_or_si256(_mm256_and_si256(u, _mm256_set1_epi32(0x3fff)),
+                                _mm256_and_si256(_mm256_slli_epi32(u, 2), _mm256_set1_epi32(0x3fff0000)));
+    __m256i c7 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7f));
+    __m256i c14 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x3fff));
+    __m256i c21 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x1fffff));
+    unsigned m7 = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(c7));
+    unsigned m14 = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(c14));
+    unsigned m21 = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(c21));
+    /* len - 1 in two bits: the thermometer c7 <= c14 <= c21 in binary. */
+    unsigned b0 = m7 ^ m14 ^ m21, i0 = (b0 & 15) | ((m14 & 15) << 4), i1 = (b0 >> 4) | (m14 & 0xf0);
+    size_t l0 = enc4_len[i0];
+    __m256i cont;
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi32(0x007f007f)),
+                        _mm256_and_si256(_mm256_slli_epi32(x, 1), _mm256_set1_epi32(0x7f007f00)));
+    cont = _mm256_or_si256(_mm256_and_si256(c7, _mm256_set1_epi32(0x80)),
+                           _mm256_or_si256(_mm256_and_si256(c14, _mm256_set1_epi32(0x8000)),
+                                           _mm256_and_si256(c21, _mm256_set1_epi32(0x800000))));
+    x = _mm256_shuffle_epi8(
+        _mm256_or_si256(x, cont),
+        _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_load_si128((const __m128i *)enc4_shuffle[i0])),
+            _mm_load_si128((const __m128i *)enc4_shuffle[i1]), 1));
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(x));
+    _mm_storeu_si128((__m128i *)(p + l0), _mm256_extracti128_si256(x, 1));
+    return l0 + enc4_len[i1];
+}
+
+/* Encodes 8 zigzagged values below 2^31 held in 32-bit slots, if they are
+ * below 2^28; returns 0 (writing nothing) when one is larger. */
+AVKI_KTARGET static inline size_t encode8_small(uint8_t *p, __m256i u)
+{
+    if (_mm256_testz_si256(u, _mm256_set1_epi32(~0x3fff))) {
+        __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(u), _mm256_extracti128_si256(u, 1));
+        if (_mm_testz_si128(w, _mm_set1_epi16(~0x7f))) {
+            _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(w, w));
+            return 8;
+        }
+        return encode8_2(p, w);
+    }
+    if (_mm256_testz_si256(u, _mm256_set1_epi32(~0x0fffffff)))
+        return encode8_4(p, u);
+    return 0;
+}
+
+AVKI_KTARGET static inline __m256i zigzag64(__m256i v)
+{
+    return _mm256_xor_si256(_mm256_slli_epi64(v, 1),
+                            _mm256_cmpgt_epi64(_mm256_setzero_si256(), v));
+}
+
+AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, size_t n)
+{
+    uint8_t *p = out;
+    size_t i = 0;
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    pthread_once(&tables_once, tables_init);
+    /* Room: 10 bytes a value, so 8 values leave 80 >= the 32 a group writes. */
+    for (; n - i >= 8; i += 8) {
+        __m256i a = zigzag64(_mm256_loadu_si256((const __m256i *)(in + i)));
+        __m256i b = zigzag64(_mm256_loadu_si256((const __m256i *)(in + i + 4)));
+        size_t k;
+        if (_mm256_testz_si256(_mm256_or_si256(a, b), _mm256_set1_epi64x(~0x0fffffffLL))) {
+            /* The low dwords of both, in order: 8 values in 32-bit slots. */
+            __m256i u = _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(a, even),
+                                                  _mm256_permutevar8x32_epi32(b, even), 0x20);
+            p += encode8_small(p, u);
+            continue;
+        }
+        for (k = 0; k < 8; k++)
+            p += encode_one(p, avk_zigzag_encode64(in[i + k]));
+    }
+    for (; i < n; i++)
+        p += encode_one(p, avk_zigzag_encode64(in[i]));
+    return (size_t)(p - out);
+}
+
+AVKI_KTARGET static size_t avx2_encode_ints(uint8_t *out, const int32_t *in, size_t n)
+{
+    uint8_t *p = out;
+    size_t i = 0;
+    pthread_once(&tables_once, tables_init);
+    /* Room: 5 bytes a value plus 10, so 8 values leave 50 >= 32. */
+    for (; n - i >= 8; i += 8) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
+        __m256i u = _mm256_xor_si256(_mm256_slli_epi32(v, 1), _mm256_srai_epi32(v, 31));
+        size_t w = encode8_small(p, u), k;
+        if (AVK_LIKELY(w != 0)) {
+            p += w;
+            continue;
+        }
+        for (k = 0; k < 8; k++)
+            p += encode_one(p, avk_zigzag_encode32(in[i + k]));
+    }
+    for (; i < n; i++)
+        p += encode_one(p, avk_zigzag_encode32(in[i]));
+    return (size_t)(p - out);
+}
+
+static int avx2_runnable(const avki_cpu *cpu)
+{
+    return cpu->avx2 && cpu->bmi1 && cpu->lzcnt && cpu->popcnt;
+}
+
+const avki_kernels avki_kernels_avx2 = {
+    "avx2", avx2_runnable, avx2_decode_longs, avx2_decode_ints,
+    avx2_encode_longs, avx2_encode_ints,
+};
