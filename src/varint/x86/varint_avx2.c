@@ -34,6 +34,9 @@ static uint8_t enc2_shuffle[256][16] __attribute__((aligned(16)));
  * len_v - 1 = bit v + 2 * bit (4 + v) of the index. */
 static uint8_t enc4_shuffle[256][16] __attribute__((aligned(16)));
 static uint8_t enc4_len[256];
+/* Row c: bytes 0..c-1 of the low qword, then the 8 of the high one: two
+ * lists of positions joined. */
+static uint8_t merge_ctrl[9][16] __attribute__((aligned(16)));
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void tables_init(void)
@@ -62,69 +65,101 @@ static void tables_init(void)
         }
         enc4_len[b] = (uint8_t)k;
     }
+    for (b = 0; b < 9; b++)
+        for (j = 0; j < 16; j++)
+            merge_ctrl[b][j] = (uint8_t)(j < b ? j : j < b + 8 ? 8 + j - b : 0x80);
 }
 
 /* Bytes a window may read: 32 for the stop bits, and a 16-byte gather
  * source may start at any value start up to byte 32. */
 #define WINDOW_READ 48
 
-/* Fills pos[1..] with the window index of each value's last byte (pos[0]
- * stays 0xff, so value k starts at pos[k] + 1 modulo 256). Writes up to
- * pos[40]. Returns the number of stops. */
-static inline unsigned plan_window(uint8_t *pos, uint32_t stops)
+/* Byte-shift controls for pshufb: 16 + j - n at offset 16 - n shifts a
+ * register up by n bytes (zero filled); at offset 32 - n, down by 16 - n. */
+static const uint8_t slide[48] __attribute__((aligned(16))) = {
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+    0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,   14,   15,
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+/* At offset 16 - n: n bytes of ones, then zeros. */
+static const uint8_t first_n[32] __attribute__((aligned(16))) = {
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+/* Where a window's values end and start, in registers: byte k of *last is
+ * the window index of value k's last byte, byte k of *prev that of value
+ * k - 1 (0xff, i.e. -1, for k = 0), so value k starts at prev + 1. Built
+ * in registers rather than through a stack array: 16-byte loads over
+ * several 8-byte stores cannot be forwarded and would wait for the stores
+ * to retire, serialising the windows. Entries past the stops hold indexes
+ * below 32, so gathers for them stay inside the window. */
+AVKI_KTARGET static inline void plan_window(uint32_t stops, __m256i *prev, __m256i *last)
 {
-    unsigned q, cnt = 0;
-    for (q = 0; q < 4; q++) {
-        unsigned b = (stops >> (8 * q)) & 0xff;
-        uint64_t w = stop_positions[b] + 0x0808080808080808ULL * q;
-        memcpy(pos + 1 + cnt, &w, 8);
-        cnt += (unsigned)__builtin_popcount(b);
-    }
-    return cnt;
+    unsigned b0 = stops & 0xff, b1 = (stops >> 8) & 0xff, b2 = (stops >> 16) & 0xff, b3 = stops >> 24;
+    unsigned c1 = (unsigned)__builtin_popcount(b0), c3 = (unsigned)__builtin_popcount(b2);
+    unsigned n01 = c1 + (unsigned)__builtin_popcount(b1);
+    const uint64_t step = 0x0808080808080808ULL;
+    /* Two 8-bit lists per register, the second moved down to follow the first. */
+    __m128i x01 = _mm_set_epi64x((long long)(stop_positions[b1] + step), (long long)stop_positions[b0]);
+    __m128i x23 = _mm_set_epi64x((long long)(stop_positions[b3] + 3 * step),
+                                 (long long)(stop_positions[b2] + 2 * step));
+    __m128i lo, hi;
+    __m256i e;
+    x01 = _mm_shuffle_epi8(x01, _mm_loadu_si128((const __m128i *)merge_ctrl[c1]));
+    x23 = _mm_shuffle_epi8(x23, _mm_loadu_si128((const __m128i *)merge_ctrl[c3]));
+    lo = _mm_or_si128(_mm_and_si128(x01, _mm_loadu_si128((const __m128i *)(first_n + 16 - n01))),
+                      _mm_shuffle_epi8(x23, _mm_loadu_si128((const __m128i *)(slide + 16 - n01))));
+    hi = _mm_shuffle_epi8(x23, _mm_loadu_si128((const __m128i *)(slide + 32 - n01)));
+    e = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+    *last = e;
+    /* Up one byte across the lanes, -1 first. */
+    *prev = _mm256_or_si256(_mm256_alignr_epi8(e, _mm256_permute2x128_si256(e, e, 0x08), 15),
+                            _mm256_setr_epi64x(0xff, 0, 0, 0));
 }
 
 /* Per-width constants for the gathers: slot s of a 128-bit lane takes value
- * s / W of that lane; pat_prev picks the last byte of the value before it,
- * pat_last its own last byte, and iota the byte's place in the slot. */
+ * s / W of that lane (the lanes hold h = 16 / W values each); pat picks
+ * that value's entry in the plan registers, base the lane's first value,
+ * and iota is the byte's place in its slot. */
 typedef struct gather_consts {
-    __m256i pat_prev, pat_last, iota;
+    __m256i pat, base, iota;
 } gather_consts;
 
 AVKI_KTARGET static inline gather_consts make_consts(unsigned w)
 {
-    uint8_t prev[32], last[32], iota[32];
-    unsigned b;
+    uint8_t pat[32], base[32], iota[32];
+    unsigned b, h = 16 / w;
     gather_consts c;
     for (b = 0; b < 32; b++) {
-        prev[b] = (uint8_t)((b & 15) / w);
-        last[b] = (uint8_t)((b & 15) / w + 1);
+        unsigned lane_first = b < 16 ? 0 : h;
+        pat[b] = (uint8_t)(lane_first + (b & 15) / w);
+        base[b] = (uint8_t)lane_first;
         iota[b] = (uint8_t)((b & 15) % w);
     }
-    c.pat_prev = _mm256_loadu_si256((const __m256i *)prev);
-    c.pat_last = _mm256_loadu_si256((const __m256i *)last);
+    c.pat = _mm256_loadu_si256((const __m256i *)pat);
+    c.base = _mm256_loadu_si256((const __m256i *)base);
     c.iota = _mm256_loadu_si256((const __m256i *)iota);
     return c;
 }
 
-/* Gathers values k .. k+2h-1 of the window at p (h per 128-bit lane) into
- * W-byte slots, zero past each value's end, continuation bits cleared. The
- * lanes read 16 bytes from where their first value starts: h values of at
- * most W bytes fit in them. */
-AVKI_KTARGET static inline __m256i gather_group(const uint8_t *p, const uint8_t *pos, unsigned k,
-                                                unsigned h, const gather_consts *c)
+/* Gathers values k .. k+2h-1 of the window at p (h per 128-bit lane, k a
+ * multiple of 4) into W-byte slots, zero past each value's end,
+ * continuation bits cleared. Each lane reads 16 bytes from where its first
+ * value starts: h values of at most W bytes fit in them. */
+AVKI_KTARGET static inline __m256i gather_group(const uint8_t *p, __m256i prev, __m256i last,
+                                                unsigned k, unsigned h, const gather_consts *c)
 {
-    __m256i sv = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(pos + k))),
-        _mm_loadu_si128((const __m128i *)(pos + k + h)), 1);
-    __m256i prev = _mm256_shuffle_epi8(sv, c->pat_prev);
-    __m256i last = _mm256_shuffle_epi8(sv, c->pat_last);
-    __m256i base = _mm256_shuffle_epi8(sv, _mm256_setzero_si256());
+    /* Entries k .. k+15 of the plan in both lanes. */
+    __m256i sel = _mm256_add_epi32(_mm256_set1_epi32((int)(k / 4)), _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3));
+    __m256i pv = _mm256_permutevar8x32_epi32(prev, sel);
+    __m256i ev = _mm256_permutevar8x32_epi32(last, sel);
+    __m128i pv0 = _mm256_castsi256_si128(pv);
+    uint64_t q0 = (uint64_t)_mm_cvtsi128_si64(pv0), q1 = (uint64_t)_mm_extract_epi64(pv0, 1);
+    const uint8_t *a = p + (uint8_t)(q0 + 1);
+    const uint8_t *b = p + (uint8_t)((h == 8 ? q1 : q0 >> (8 * h)) + 1);
     /* Window index of the slot's byte, minus one; signed compares are fine,
      * as indexes stay below 48 (and 0xff is -1, the value that starts at 0). */
-    __m256i at = _mm256_add_epi8(prev, c->iota);
-    __m256i ctrl = _mm256_sub_epi8(at, base);
-    __m256i inside = _mm256_cmpgt_epi8(last, at);
-    const uint8_t *a = p + (uint8_t)(pos[k] + 1), *b = p + (uint8_t)(pos[k + h] + 1);
+    __m256i at = _mm256_add_epi8(_mm256_shuffle_epi8(pv, c->pat), c->iota);
+    __m256i ctrl = _mm256_sub_epi8(at, _mm256_shuffle_epi8(pv, c->base));
+    __m256i inside = _mm256_cmpgt_epi8(_mm256_shuffle_epi8(ev, c->pat), at);
     __m256i src = _mm256_inserti128_si256(
         _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)a)),
         _mm_loadu_si128((const __m128i *)b), 1);
@@ -220,19 +255,36 @@ static inline unsigned window_width(uint64_t cont)
     return run == 0 ? 8 : 0;
 }
 
-/* Start of value k of the window. */
-#define VALUE_START(pos, k) ((uint8_t)((pos)[k] + 1))
+/* stops without its k lowest bits: the stops of values k and later. */
+static inline uint32_t skip_stops(uint32_t stops, unsigned k)
+{
+    while (k--)
+        stops &= stops - 1;
+    return stops;
+}
+
+/* Where the first value of rest starts: one past the last stop taken off. */
+static inline size_t first_start(uint32_t stops, uint32_t rest)
+{
+    uint32_t taken = stops & ~rest;
+    return taken ? 32u - (size_t)__builtin_clz(taken) : 0;
+}
+
+/* Window index of the last byte of the count-th stop (count >= 1). */
+static inline unsigned nth_stop(uint32_t stops, unsigned count)
+{
+    while (--count)
+        stops &= stops - 1;
+    return (unsigned)__builtin_ctz(stops);
+}
 
 AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int64_t *out,
                                              size_t n, size_t *consumed)
 {
     const uint8_t *p = in, *end = in + len;
-    uint8_t pos[64];
     gather_consts c2, c4, c8;
     size_t i = 0;
     pthread_once(&tables_once, tables_init);
-    memset(pos, 0, sizeof pos);
-    pos[0] = 0xff;
     c2 = make_consts(2);
     c4 = make_consts(4);
     c8 = make_consts(8);
@@ -240,6 +292,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         __m256i chunk = _mm256_loadu_si256((const __m256i *)p);
         uint32_t cont = (uint32_t)_mm256_movemask_epi8(chunk), stops = ~cont;
         unsigned count, last, w, k;
+        __m256i prev, ends;
         if (cont == 0 && n - i >= 32) {
             ones32_longs(out + i, chunk);
             p += 32;
@@ -248,17 +301,19 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         }
         if (stops == 0)
             break; /* over 32 bytes: the tail reports it */
-        count = plan_window(pos, stops);
+        count = (unsigned)__builtin_popcount(stops);
         if (AVK_LIKELY(count <= n - i)) {
             last = 31u - (unsigned)_lzcnt_u32(stops); /* from the bits: off the gathers' path */
         } else {
             count = (unsigned)(n - i);
-            last = pos[count];
+            last = nth_stop(stops, count);
         }
         w = window_width((uint64_t)cont & ((2ULL << last) - 1));
+        if (w != 0)
+            plan_window(stops, &prev, &ends);
         if (w == 2) {
             for (k = 0; k < count && n - i - k >= 16; k += 16) {
-                __m256i z = unzigzag16(compact16(gather_group(p, pos, k, 8, &c2)));
+                __m256i z = unzigzag16(compact16(gather_group(p, prev, ends, k, 8, &c2)));
                 __m128i lo = _mm256_castsi256_si128(z), hi = _mm256_extracti128_si256(z, 1);
                 int64_t *o = out + i + k;
                 _mm256_storeu_si256((__m256i *)(o + 0), _mm256_cvtepi16_epi64(lo));
@@ -268,7 +323,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
             }
         } else if (w == 4) {
             for (k = 0; k < count && n - i - k >= 8; k += 8) {
-                __m256i z = unzigzag32(compact32(gather_group(p, pos, k, 4, &c4)));
+                __m256i z = unzigzag32(compact32(gather_group(p, prev, ends, k, 4, &c4)));
                 int64_t *o = out + i + k;
                 _mm256_storeu_si256((__m256i *)(o + 0), _mm256_cvtepi32_epi64(_mm256_castsi256_si128(z)));
                 _mm256_storeu_si256((__m256i *)(o + 4), _mm256_cvtepi32_epi64(_mm256_extracti128_si256(z, 1)));
@@ -276,22 +331,27 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         } else if (w == 8) {
             for (k = 0; k < count && n - i - k >= 4; k += 4)
                 _mm256_storeu_si256((__m256i *)(out + i + k),
-                                    unzigzag64(compact64(gather_group(p, pos, k, 2, &c8))));
+                                    unzigzag64(compact64(gather_group(p, prev, ends, k, 2, &c8))));
         } else {
             k = 0;
         }
         /* Groups write whole vectors (lanes past count hold junk that later
          * windows overwrite) while they fit below n; the rest, and windows
          * with long values, go one value at a time. */
-        for (; k < count; k++) {
-            uint64_t u;
-            size_t s = VALUE_START(pos, k);
-            if (!avki_decode_u64_word(p + s, &u)) { /* 10 readable: s < 32 */
-                p += s;
-                i += k;
-                goto finish;
+        if (k < count) {
+            uint32_t rest = skip_stops(stops, k);
+            size_t s = first_start(stops, rest);
+            for (; k < count; k++) {
+                uint64_t u;
+                if (!avki_decode_u64_word(p + s, &u)) { /* 10 readable: s < 32 */
+                    p += s;
+                    i += k;
+                    goto finish;
+                }
+                out[i + k] = avk_zigzag_decode64(u);
+                s = (size_t)__builtin_ctz(rest) + 1; /* values are independent: no chain */
+                rest &= rest - 1;
             }
-            out[i + k] = avk_zigzag_decode64(u);
         }
         p += last + 1;
         i += count;
@@ -314,18 +374,16 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
                                             size_t n, size_t *consumed)
 {
     const uint8_t *p = in, *end = in + len;
-    uint8_t pos[64];
     gather_consts c2, c4;
     size_t i = 0;
     pthread_once(&tables_once, tables_init);
-    memset(pos, 0, sizeof pos);
-    pos[0] = 0xff;
     c2 = make_consts(2);
     c4 = make_consts(4);
     while (i < n && (size_t)(end - p) >= WINDOW_READ) {
         __m256i chunk = _mm256_loadu_si256((const __m256i *)p);
         uint32_t cont = (uint32_t)_mm256_movemask_epi8(chunk), stops = ~cont;
         unsigned count, last, w, k;
+        __m256i prev, ends;
         if (cont == 0 && n - i >= 32) {
             ones32_ints(out + i, chunk);
             p += 32;
@@ -334,18 +392,20 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
         }
         if (stops == 0)
             break;
-        count = plan_window(pos, stops);
+        count = (unsigned)__builtin_popcount(stops);
         if (AVK_LIKELY(count <= n - i)) {
             last = 31u - (unsigned)_lzcnt_u32(stops);
         } else {
             count = (unsigned)(n - i);
-            last = pos[count];
+            last = nth_stop(stops, count);
         }
         w = window_width((uint64_t)cont & ((2ULL << last) - 1));
+        if (w != 0)
+            plan_window(stops, &prev, &ends);
         k = 0;
         if (w == 2) {
             for (; k < count && n - i - k >= 16; k += 16) {
-                __m256i z = unzigzag16(compact16(gather_group(p, pos, k, 8, &c2)));
+                __m256i z = unzigzag16(compact16(gather_group(p, prev, ends, k, 8, &c2)));
                 int32_t *o = out + i + k;
                 _mm256_storeu_si256((__m256i *)(o + 0), _mm256_cvtepi16_epi32(_mm256_castsi256_si128(z)));
                 _mm256_storeu_si256((__m256i *)(o + 8), _mm256_cvtepi16_epi32(_mm256_extracti128_si256(z, 1)));
@@ -353,19 +413,24 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
         } else if (w == 4) {
             for (; k < count && n - i - k >= 8; k += 8)
                 _mm256_storeu_si256((__m256i *)(out + i + k),
-                                    unzigzag32(compact32(gather_group(p, pos, k, 4, &c4))));
+                                    unzigzag32(compact32(gather_group(p, prev, ends, k, 4, &c4))));
         }
         /* The rest, and values of 5 bytes or more (the last byte may carry
          * bits beyond 32), byte by byte as the reference does. */
-        for (; k < count; k++) {
-            uint64_t u;
-            size_t s = VALUE_START(pos, k);
-            if (!avki_decode_careful(p + s, (size_t)(end - p) - s, AVK_VARINT_INT_MAX, &u)) {
-                p += s;
-                i += k;
-                goto finish;
+        if (k < count) {
+            uint32_t rest = skip_stops(stops, k);
+            size_t s = first_start(stops, rest);
+            for (; k < count; k++) {
+                uint64_t u;
+                if (!avki_decode_careful(p + s, (size_t)(end - p) - s, AVK_VARINT_INT_MAX, &u)) {
+                    p += s;
+                    i += k;
+                    goto finish;
+                }
+                out[i + k] = avk_zigzag_decode32((uint32_t)u);
+                s = (size_t)__builtin_ctz(rest) + 1;
+                rest &= rest - 1;
             }
-            out[i + k] = avk_zigzag_decode32((uint32_t)u);
         }
         p += last + 1;
         i += count;
