@@ -255,6 +255,37 @@ static inline unsigned window_width(uint64_t cont)
     return run == 0 ? 8 : 0;
 }
 
+/* Decodes 4 values of up to 10 bytes starting at p + s[v], of lengths
+ * len[v] (from the stop bits), one 16-byte load each: bytes 0-7 of a lane
+ * pack to 56 bits, bytes 8-9 to the top 8. Returns 0, storing nothing,
+ * when a 10th byte carries more than bit 63. */
+AVKI_KTARGET static inline int decode4_long(const uint8_t *p, const size_t *s, const size_t *len,
+                                            int64_t *out)
+{
+    __m128i v0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + s[0])),
+                               _mm_loadu_si128((const __m128i *)(first_n + 16 - len[0])));
+    __m128i v1 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + s[1])),
+                               _mm_loadu_si128((const __m128i *)(first_n + 16 - len[1])));
+    __m128i v2 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + s[2])),
+                               _mm_loadu_si128((const __m128i *)(first_n + 16 - len[2])));
+    __m128i v3 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + s[3])),
+                               _mm_loadu_si128((const __m128i *)(first_n + 16 - len[3])));
+    const __m256i low7 = _mm256_set1_epi8(0x7f);
+    __m256i x = compact64(_mm256_and_si256(
+        _mm256_inserti128_si256(_mm256_castsi128_si256(v0), v1, 1), low7));
+    __m256i y = compact64(_mm256_and_si256(
+        _mm256_inserti128_si256(_mm256_castsi128_si256(v2), v3, 1), low7));
+    /* Now qword 0 of each lane: bits 0-55, qword 1: the 8 bits above. */
+    __m256i hi = _mm256_unpackhi_epi64(x, y), r;
+    if (!_mm256_testz_si256(hi, _mm256_set1_epi64x(~0xffLL)))
+        return 0;
+    r = _mm256_or_si256(_mm256_unpacklo_epi64(x, y), _mm256_slli_epi64(hi, 56));
+    /* [x0 y0 | x1 y1] -> values 0 1 2 3 = x0 x1 y0 y1 */
+    r = _mm256_permute4x64_epi64(r, 0xd8);
+    _mm256_storeu_si256((__m256i *)out, unzigzag64(r));
+    return 1;
+}
+
 /* stops without its k lowest bits: the stops of values k and later. */
 static inline uint32_t skip_stops(uint32_t stops, unsigned k)
 {
@@ -338,6 +369,28 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         /* Groups write whole vectors (lanes past count hold junk that later
          * windows overwrite) while they fit below n; the rest, and windows
          * with long values, go one value at a time. */
+        if (w == 0) {
+            /* Values over 8 bytes: 4 at a time, a load each; the lengths
+             * come from the stops. A value over 10 bytes, or a bad 10th
+             * byte, is left to the word decoder below. */
+            uint32_t rest = stops;
+            size_t s[4], l[4], at = 0;
+            unsigned v;
+            /* Lanes past count decode a dummy 1-byte value at 0 into slots
+             * below n that later values overwrite. */
+            for (; k < count && n - i - k >= 4; k += 4) {
+                for (v = 0; v < 4; v++) {
+                    size_t e = rest ? (size_t)__builtin_ctz(rest) : at;
+                    s[v] = rest ? at : 0;
+                    l[v] = e + 1 - at;
+                    at = e + 1;
+                    rest &= rest - 1;
+                }
+                if (l[0] > 10 || l[1] > 10 || l[2] > 10 || l[3] > 10 ||
+                    !decode4_long(p, s, l, out + i + k))
+                    break;
+            }
+        }
         if (k < count) {
             uint32_t rest = skip_stops(stops, k);
             size_t s = first_start(stops, rest);
@@ -528,6 +581,62 @@ AVKI_KTARGET static inline size_t encode8_small(uint8_t *p, __m256i u)
     return 0;
 }
 
+/* Encodes 4 zigzagged values of any size from 64-bit lanes: each lane
+ * spread to 8 groups of 7 bits plus a 2-byte tail (bits 56-63), the
+ * continuation bits from which groups above are nonzero, then one 16-byte
+ * store per value (8 when wide is 0: ints, whose 5 bytes fit the first 8),
+ * each overwriting the junk past the previous value. Room: 16 (or 8)
+ * bytes at the last value's start. */
+AVKI_KTARGET static inline size_t encode4_any(uint8_t *p, __m256i u, int wide)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i x = _mm256_and_si256(u, _mm256_set1_epi64x((long long)((1ULL << 56) - 1)));
+    __m256i hi = _mm256_srli_epi64(u, 56), h7 = _mm256_srli_epi64(u, 63);
+    __m256i above, tail, lens, a, b, g;
+    uint32_t packed, sums;
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x000000000fffffffLL)),
+                        _mm256_and_si256(_mm256_slli_epi64(x, 4), _mm256_set1_epi64x(0x0fffffff00000000LL)));
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x00003fff00003fffLL)),
+                        _mm256_and_si256(_mm256_slli_epi64(x, 2), _mm256_set1_epi64x(0x3fff00003fff0000LL)));
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x007f007f007f007fLL)),
+                        _mm256_and_si256(_mm256_slli_epi64(x, 1), _mm256_set1_epi64x(0x7f007f007f007f00LL)));
+    /* Byte b of above: some group above b is nonzero (the tail counts as
+     * group 8): b continues. A suffix OR in three steps. */
+    above = _mm256_or_si256(
+        _mm256_srli_epi64(_mm256_andnot_si256(_mm256_cmpeq_epi8(x, zero), _mm256_set1_epi8(-1)), 8),
+        _mm256_slli_epi64(_mm256_andnot_si256(_mm256_cmpeq_epi64(hi, zero), _mm256_set1_epi8(-1)), 56));
+    above = _mm256_or_si256(above, _mm256_srli_epi64(above, 8));
+    above = _mm256_or_si256(above, _mm256_srli_epi64(above, 16));
+    above = _mm256_or_si256(above, _mm256_srli_epi64(above, 32));
+    x = _mm256_or_si256(x, _mm256_and_si256(above, _mm256_set1_epi8((char)0x80)));
+    /* Byte 8: bits 56-62, continuing when bit 63 is set; byte 9: bit 63. */
+    tail = _mm256_or_si256(_mm256_and_si256(hi, _mm256_set1_epi64x(0x7f)),
+                           _mm256_or_si256(_mm256_slli_epi64(h7, 7), _mm256_slli_epi64(h7, 8)));
+    /* Length: 1 + the continuing bytes (a sum of bytes per lane) + byte 8's. */
+    lens = _mm256_add_epi64(_mm256_sad_epu8(_mm256_and_si256(above, _mm256_set1_epi8(1)), zero),
+                            _mm256_add_epi64(h7, _mm256_set1_epi64x(1)));
+    g = _mm256_shuffle_epi8(lens, _mm256_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                   -1, -1, 0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                   -1, -1, -1, -1));
+    packed = (uint32_t)_mm_cvtsi128_si32(_mm256_castsi256_si128(g)) |
+             ((uint32_t)_mm_cvtsi128_si32(_mm256_extracti128_si256(g, 1)) << 16);
+    sums = packed * 0x01010100u; /* byte v: where value v starts (sums below 41) */
+    a = _mm256_unpacklo_epi64(x, tail); /* values 0 and 2 */
+    b = _mm256_unpackhi_epi64(x, tail); /* values 1 and 3 */
+    if (wide) {
+        _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(a));
+        _mm_storeu_si128((__m128i *)(p + ((sums >> 8) & 0xff)), _mm256_castsi256_si128(b));
+        _mm_storeu_si128((__m128i *)(p + ((sums >> 16) & 0xff)), _mm256_extracti128_si256(a, 1));
+        _mm_storeu_si128((__m128i *)(p + (sums >> 24)), _mm256_extracti128_si256(b, 1));
+    } else {
+        _mm_storel_epi64((__m128i *)p, _mm256_castsi256_si128(a));
+        _mm_storel_epi64((__m128i *)(p + ((sums >> 8) & 0xff)), _mm256_castsi256_si128(b));
+        _mm_storel_epi64((__m128i *)(p + ((sums >> 16) & 0xff)), _mm256_extracti128_si256(a, 1));
+        _mm_storel_epi64((__m128i *)(p + (sums >> 24)), _mm256_extracti128_si256(b, 1));
+    }
+    return (packed * 0x01010101u) >> 24;
+}
+
 AVKI_KTARGET static inline __m256i zigzag64(__m256i v)
 {
     return _mm256_xor_si256(_mm256_slli_epi64(v, 1),
@@ -540,11 +649,11 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
     size_t i = 0;
     const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     pthread_once(&tables_once, tables_init);
-    /* Room: 10 bytes a value, so 8 values leave 80 >= the 32 a group writes. */
-    for (; n - i >= 8; i += 8) {
+    /* Room: 10 bytes a value. With 9 values left, the 8th of a group
+     * starts at most 70 bytes in and its 16-byte store ends by 86 < 90. */
+    for (; n - i >= 9; i += 8) {
         __m256i a = zigzag64(_mm256_loadu_si256((const __m256i *)(in + i)));
         __m256i b = zigzag64(_mm256_loadu_si256((const __m256i *)(in + i + 4)));
-        size_t k;
         if (_mm256_testz_si256(_mm256_or_si256(a, b), _mm256_set1_epi64x(~0x0fffffffLL))) {
             /* The low dwords of both, in order: 8 values in 32-bit slots. */
             __m256i u = _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(a, even),
@@ -552,8 +661,8 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
             p += encode8_small(p, u);
             continue;
         }
-        for (k = 0; k < 8; k++)
-            p += encode_one(p, avk_zigzag_encode64(in[i + k]));
+        p += encode4_any(p, a, 1);
+        p += encode4_any(p, b, 1);
     }
     for (; i < n; i++)
         p += encode_one(p, avk_zigzag_encode64(in[i]));
@@ -569,13 +678,14 @@ AVKI_KTARGET static size_t avx2_encode_ints(uint8_t *out, const int32_t *in, siz
     for (; n - i >= 8; i += 8) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
         __m256i u = _mm256_xor_si256(_mm256_slli_epi32(v, 1), _mm256_srai_epi32(v, 31));
-        size_t w = encode8_small(p, u), k;
+        size_t w = encode8_small(p, u);
         if (AVK_LIKELY(w != 0)) {
             p += w;
             continue;
         }
-        for (k = 0; k < 8; k++)
-            p += encode_one(p, avk_zigzag_encode32(in[i + k]));
+        /* 5-byte values: 8-byte stores, the 8th ending by 5 * 7 + 8 < 50. */
+        p += encode4_any(p, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(u)), 0);
+        p += encode4_any(p, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(u, 1)), 0);
     }
     for (; i < n; i++)
         p += encode_one(p, avk_zigzag_encode32(in[i]));
