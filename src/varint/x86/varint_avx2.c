@@ -37,6 +37,11 @@ static uint8_t enc4_len[256];
 /* Row c: bytes 0..c-1 of the low qword, then the 8 of the high one: two
  * lists of positions joined. */
 static uint8_t merge_ctrl[9][16] __attribute__((aligned(16)));
+/* Windows whose values all have one length L (2..8): the continuation bits
+ * of 32 bytes of them, and the constant gather of 16 (L = 2), 8 (3, 4) or
+ * 4 (5..8) of them into 2-, 4- or 8-byte slots. */
+static uint32_t uniform_cont[9];
+static uint8_t uniform_ctrl[9][32] __attribute__((aligned(32)));
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void tables_init(void)
@@ -68,6 +73,18 @@ static void tables_init(void)
     for (b = 0; b < 9; b++)
         for (j = 0; j < 16; j++)
             merge_ctrl[b][j] = (uint8_t)(j < b ? j : j < b + 8 ? 8 + j - b : 0x80);
+    uniform_cont[0] = uniform_cont[1] = ~0u; /* never matches: stops != 0 */
+    for (b = 2; b < 9; b++) {
+        unsigned w = b == 2 ? 2 : b <= 4 ? 4 : 8;
+        uniform_cont[b] = 0;
+        for (j = 0; j < 32; j++)
+            if (j % b != b - 1)
+                uniform_cont[b] |= 1u << j;
+        for (j = 0; j < 32; j++) {
+            unsigned slot = (j & 15) / w, at = j % w;
+            uniform_ctrl[b][j] = (uint8_t)(at < b ? slot * b + at : 0x80);
+        }
+    }
 }
 
 /* Bytes a window may read: 32 for the stop bits, and a 16-byte gather
@@ -332,6 +349,43 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         }
         if (stops == 0)
             break; /* over 32 bytes: the tail reports it */
+        w = (unsigned)__builtin_ctz(stops) + 1; /* the first value's length */
+        if (w <= 8 && cont == uniform_cont[w]) {
+            /* All one length: constant gathers, a fixed step. */
+            const __m256i ctrl = _mm256_load_si256((const __m256i *)uniform_ctrl[w]);
+            const __m256i low7 = _mm256_set1_epi8(0x7f);
+            int64_t *o = out + i;
+            if (w == 2 && n - i >= 16) {
+                __m256i z = unzigzag16(compact16(_mm256_and_si256(chunk, low7)));
+                __m128i lo = _mm256_castsi256_si128(z), hi = _mm256_extracti128_si256(z, 1);
+                _mm256_storeu_si256((__m256i *)(o + 0), _mm256_cvtepi16_epi64(lo));
+                _mm256_storeu_si256((__m256i *)(o + 4), _mm256_cvtepi16_epi64(_mm_srli_si128(lo, 8)));
+                _mm256_storeu_si256((__m256i *)(o + 8), _mm256_cvtepi16_epi64(hi));
+                _mm256_storeu_si256((__m256i *)(o + 12), _mm256_cvtepi16_epi64(_mm_srli_si128(hi, 8)));
+                p += 32;
+                i += 16;
+                continue;
+            }
+            if (w <= 4 && n - i >= 8) {
+                __m256i src = _mm256_inserti128_si256(
+                    chunk, _mm_loadu_si128((const __m128i *)(p + 4 * w)), 1);
+                __m256i z = unzigzag32(compact32(_mm256_and_si256(_mm256_shuffle_epi8(src, ctrl), low7)));
+                _mm256_storeu_si256((__m256i *)(o + 0), _mm256_cvtepi32_epi64(_mm256_castsi256_si128(z)));
+                _mm256_storeu_si256((__m256i *)(o + 4), _mm256_cvtepi32_epi64(_mm256_extracti128_si256(z, 1)));
+                p += 8 * w;
+                i += 8;
+                continue;
+            }
+            if (w > 4 && n - i >= 4) {
+                __m256i src = _mm256_inserti128_si256(
+                    chunk, _mm_loadu_si128((const __m128i *)(p + 2 * w)), 1);
+                _mm256_storeu_si256((__m256i *)o, unzigzag64(compact64(
+                                                      _mm256_and_si256(_mm256_shuffle_epi8(src, ctrl), low7))));
+                p += 4 * w;
+                i += 4;
+                continue;
+            }
+        }
         count = (unsigned)__builtin_popcount(stops);
         if (AVK_LIKELY(count <= n - i)) {
             last = 31u - (unsigned)_lzcnt_u32(stops); /* from the bits: off the gathers' path */
