@@ -41,6 +41,8 @@ static uint8_t merge_ctrl[9][16] __attribute__((aligned(16)));
  * of 32 bytes of them, and the constant gather of 16 (L = 2), 8 (3, 4) or
  * 4 (5..8) of them into 2-, 4- or 8-byte slots. */
 static uint32_t uniform_cont[9];
+/* 64 bytes of values of 9 or 10 bytes: their continuation bits. */
+static uint64_t uniform_cont64[11];
 static uint8_t uniform_ctrl[9][32] __attribute__((aligned(32)));
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
@@ -74,6 +76,10 @@ static void tables_init(void)
         for (j = 0; j < 16; j++)
             merge_ctrl[b][j] = (uint8_t)(j < b ? j : j < b + 8 ? 8 + j - b : 0x80);
     uniform_cont[0] = uniform_cont[1] = ~0u; /* never matches: stops != 0 */
+    for (b = 9; b < 11; b++)
+        for (j = 0; j < 64; j++)
+            if (j % b != b - 1)
+                uniform_cont64[b] |= 1ULL << j;
     for (b = 2; b < 9; b++) {
         unsigned w = b == 2 ? 2 : b <= 4 ? 4 : 8;
         uniform_cont[b] = 0;
@@ -303,6 +309,61 @@ AVKI_KTARGET static inline int decode4_long(const uint8_t *p, const size_t *s, c
     return 1;
 }
 
+/* Bytes a window of long values may read: 64 for the stop bits, and 16
+ * from any value start below 64. */
+#define LONG_WINDOW_READ 80
+
+/* Window index of the last byte of the count-th stop (count >= 1). */
+static inline unsigned nth_stop64(uint64_t stops, unsigned count)
+{
+    while (--count)
+        stops &= stops - 1;
+    return (unsigned)__builtin_ctzll(stops);
+}
+
+/* Decodes the count values of a window of long values at p (their stop
+ * bits in stops; room slots free at out): 4 at a time, the lengths from
+ * the stops, while whole vectors fit in room (lanes past count decode a
+ * dummy 1-byte value into slots that later values overwrite); a value over
+ * 10 bytes or with a bad 10th byte is left to the word decoder, one value
+ * at a time. Returns the values decoded; when below count, *bad is where
+ * the failing value starts. */
+AVKI_KTARGET static inline unsigned decode_long_window(const uint8_t *p, uint64_t stops,
+                                                       unsigned count, int64_t *out, size_t room,
+                                                       size_t *bad)
+{
+    uint64_t rest = stops;
+    size_t s[4], l[4], at = 0;
+    unsigned k = 0, v;
+    for (; k < count && room - k >= 4; k += 4) {
+        uint64_t rest0 = rest;
+        size_t at0 = at;
+        for (v = 0; v < 4; v++) {
+            size_t e = rest ? (size_t)__builtin_ctzll(rest) : at;
+            s[v] = rest ? at : 0;
+            l[v] = e + 1 - at;
+            at = e + 1;
+            rest &= rest - 1;
+        }
+        if (l[0] > 10 || l[1] > 10 || l[2] > 10 || l[3] > 10 || !decode4_long(p, s, l, out + k)) {
+            rest = rest0;
+            at = at0;
+            break;
+        }
+    }
+    for (; k < count; k++) {
+        uint64_t u;
+        if (!avki_decode_u64_word(p + at, &u)) { /* 10 readable: at < 64 */
+            *bad = at;
+            return k;
+        }
+        out[k] = avk_zigzag_decode64(u);
+        at = (size_t)__builtin_ctzll(rest) + 1;
+        rest &= rest - 1;
+    }
+    return k;
+}
+
 /* stops without its k lowest bits: the stops of values k and later. */
 static inline uint32_t skip_stops(uint32_t stops, unsigned k)
 {
@@ -386,6 +447,17 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 continue;
             }
         }
+        if ((w == 9 || w == 10) && n - i >= 4 && (size_t)(end - p) >= LONG_WINDOW_READ) {
+            uint32_t cont2 = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)));
+            if (((uint64_t)cont2 << 32 | cont) == uniform_cont64[w]) {
+                const size_t s[4] = {0, w, 2 * w, 3 * w}, l[4] = {w, w, w, w};
+                if (decode4_long(p, s, l, out + i)) { /* else the general path finds the bad byte */
+                    p += 4 * w;
+                    i += 4;
+                    continue;
+                }
+            }
+        }
         count = (unsigned)__builtin_popcount(stops);
         if (AVK_LIKELY(count <= n - i)) {
             last = 31u - (unsigned)_lzcnt_u32(stops); /* from the bits: off the gathers' path */
@@ -424,25 +496,26 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
          * windows overwrite) while they fit below n; the rest, and windows
          * with long values, go one value at a time. */
         if (w == 0) {
-            /* Values over 8 bytes: 4 at a time, a load each; the lengths
-             * come from the stops. A value over 10 bytes, or a bad 10th
-             * byte, is left to the word decoder below. */
-            uint32_t rest = stops;
-            size_t s[4], l[4], at = 0;
-            unsigned v;
-            /* Lanes past count decode a dummy 1-byte value at 0 into slots
-             * below n that later values overwrite. */
-            for (; k < count && n - i - k >= 4; k += 4) {
-                for (v = 0; v < 4; v++) {
-                    size_t e = rest ? (size_t)__builtin_ctz(rest) : at;
-                    s[v] = rest ? at : 0;
-                    l[v] = e + 1 - at;
-                    at = e + 1;
-                    rest &= rest - 1;
+            /* Values over 8 bytes: a window of 64 bytes when there is
+             * room, so the groups of 4 below are mostly full. */
+            uint64_t st = stops;
+            size_t bad;
+            if ((size_t)(end - p) >= LONG_WINDOW_READ) {
+                uint32_t cont2 = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)));
+                st |= (uint64_t)~cont2 << 32;
+                count = (unsigned)__builtin_popcountll(st);
+                if (AVK_LIKELY(count <= n - i)) {
+                    last = 63u - (unsigned)_lzcnt_u64(st);
+                } else {
+                    count = (unsigned)(n - i);
+                    last = nth_stop64(st, count);
                 }
-                if (l[0] > 10 || l[1] > 10 || l[2] > 10 || l[3] > 10 ||
-                    !decode4_long(p, s, l, out + i + k))
-                    break;
+            }
+            k = decode_long_window(p, st, count, out + i, n - i, &bad);
+            if (k < count) {
+                p += bad;
+                i += k;
+                goto finish;
             }
         }
         if (k < count) {
