@@ -40,7 +40,7 @@ static uint8_t merge_ctrl[9][16] __attribute__((aligned(16)));
 /* Windows whose values all have one length L (2..8): the continuation bits
  * of 32 bytes of them, and the constant gather of 16 (L = 2), 8 (3, 4) or
  * 4 (5..8) of them into 2-, 4- or 8-byte slots. */
-static uint32_t uniform_cont[9];
+static uint32_t uniform_cont[33]; /* by the first value's length; ~0 (no match) but 2..10 */
 /* 64 bytes of values of 9 or 10 bytes: their continuation bits. */
 static uint64_t uniform_cont64[11];
 static uint8_t uniform_ctrl[9][32] __attribute__((aligned(32)));
@@ -75,7 +75,11 @@ static void tables_init(void)
     for (b = 0; b < 9; b++)
         for (j = 0; j < 16; j++)
             merge_ctrl[b][j] = (uint8_t)(j < b ? j : j < b + 8 ? 8 + j - b : 0x80);
-    uniform_cont[0] = uniform_cont[1] = ~0u; /* never matches: stops != 0 */
+    for (b = 0; b < 33; b++)
+        uniform_cont[b] = ~0u; /* never matches: stops != 0 */
+    for (b = 9; b < 11; b++)
+        for (j = 0; j < 32; j++)
+            uniform_cont[b] &= j % b != b - 1 ? ~0u : ~(1u << j);
     for (b = 9; b < 11; b++)
         for (j = 0; j < 64; j++)
             if (j % b != b - 1)
@@ -263,19 +267,18 @@ AVKI_KTARGET static inline void ones32_ints(int32_t *out, __m256i chunk)
     _mm256_storeu_si256((__m256i *)(out + 24), _mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)));
 }
 
-/* The window's class: the widest slot (2, 4 or 8 bytes) its planned values
- * fit, or 0 when one is longer than 8 bytes. cont holds the continuation
- * bits of bytes 0..last (the last planned value's last byte). */
+/* The window's class: the widest slot (2 or 4 bytes) its planned values
+ * fit, or 0 when one is longer than 4 bytes (those go a value per lane:
+ * with mixed lengths most windows have one, and a class that changes from
+ * window to window would mispredict). cont holds the continuation bits of
+ * bytes 0..last (the last planned value's last byte). */
 static inline unsigned window_width(uint64_t cont)
 {
     uint64_t run = cont & (cont >> 1); /* bit j: bytes j, j+1 continue */
     if (run == 0)
         return 2;
     run &= run >> 2; /* 4 continuing bytes: a value of 5 or more */
-    if (run == 0)
-        return 4;
-    run &= run >> 4; /* 8: a value of 9 or more */
-    return run == 0 ? 8 : 0;
+    return run == 0 ? 4 : 0;
 }
 
 /* Decodes 4 values of up to 10 bytes starting at p + s[v], of lengths
@@ -391,12 +394,11 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                                              size_t n, size_t *consumed)
 {
     const uint8_t *p = in, *end = in + len;
-    gather_consts c2, c4, c8;
+    gather_consts c2, c4;
     size_t i = 0;
     pthread_once(&tables_once, tables_init);
     c2 = make_consts(2);
     c4 = make_consts(4);
-    c8 = make_consts(8);
     while (i < n && (size_t)(end - p) >= WINDOW_READ) {
         __m256i chunk = _mm256_loadu_si256((const __m256i *)p);
         uint32_t cont = (uint32_t)_mm256_movemask_epi8(chunk), stops = ~cont;
@@ -411,7 +413,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         if (stops == 0)
             break; /* over 32 bytes: the tail reports it */
         w = (unsigned)__builtin_ctz(stops) + 1; /* the first value's length */
-        if (w <= 8 && cont == uniform_cont[w]) {
+        if (cont == uniform_cont[w] && w <= 8) {
             /* All one length: constant gathers, a fixed step. */
             const __m256i ctrl = _mm256_load_si256((const __m256i *)uniform_ctrl[w]);
             const __m256i low7 = _mm256_set1_epi8(0x7f);
@@ -427,7 +429,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 i += 16;
                 continue;
             }
-            if (w <= 4 && n - i >= 8) {
+            if (w != 2 && w <= 4 && n - i >= 8) {
                 __m256i src = _mm256_inserti128_si256(
                     chunk, _mm_loadu_si128((const __m128i *)(p + 4 * w)), 1);
                 __m256i z = unzigzag32(compact32(_mm256_and_si256(_mm256_shuffle_epi8(src, ctrl), low7)));
@@ -447,7 +449,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 continue;
             }
         }
-        if ((w == 9 || w == 10) && n - i >= 4 && (size_t)(end - p) >= LONG_WINDOW_READ) {
+        if (cont == uniform_cont[w] && w > 8 && n - i >= 4 && (size_t)(end - p) >= LONG_WINDOW_READ) {
             uint32_t cont2 = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)));
             if (((uint64_t)cont2 << 32 | cont) == uniform_cont64[w]) {
                 const size_t s[4] = {0, w, 2 * w, 3 * w}, l[4] = {w, w, w, w};
@@ -485,10 +487,6 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 _mm256_storeu_si256((__m256i *)(o + 0), _mm256_cvtepi32_epi64(_mm256_castsi256_si128(z)));
                 _mm256_storeu_si256((__m256i *)(o + 4), _mm256_cvtepi32_epi64(_mm256_extracti128_si256(z, 1)));
             }
-        } else if (w == 8) {
-            for (k = 0; k < count && n - i - k >= 4; k += 4)
-                _mm256_storeu_si256((__m256i *)(out + i + k),
-                                    unzigzag64(compact64(gather_group(p, prev, ends, k, 2, &c8))));
         } else {
             k = 0;
         }
