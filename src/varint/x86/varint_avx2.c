@@ -281,26 +281,29 @@ static inline unsigned window_width(uint64_t cont)
     return run == 0 ? 4 : 0;
 }
 
-/* Decodes 4 values of up to 10 bytes starting at p + s[v], of lengths
- * len[v] (from the stop bits), one 16-byte load each: bytes 0-7 of a lane
+/* At offset 16 - n: n bytes of 0x7f, then zeros: keeps a value's 7-bit
+ * groups and drops what follows it. */
+static const uint8_t first_n7[32] __attribute__((aligned(16))) = {
+    0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f};
+
+AVKI_KTARGET static inline __m128i value_bytes(const uint8_t *p, size_t len)
+{
+    return _mm_and_si128(_mm_loadu_si128((const __m128i *)p),
+                         _mm_loadu_si128((const __m128i *)(first_n7 + 16 - len)));
+}
+
+/* Decodes 4 values of 1 to 10 bytes starting at p + s0..s3, of lengths
+ * l0..l3 (from the stop bits), one 16-byte load each: bytes 0-7 of a lane
  * pack to 56 bits, bytes 8-9 to the top 8. Returns 0, storing nothing,
  * when a 10th byte carries more than bit 63. */
-AVKI_KTARGET static inline int decode4_long(const uint8_t *p, const size_t *s, const size_t *len,
+AVKI_KTARGET static inline int decode4_long(const uint8_t *p, size_t s0, size_t s1, size_t s2,
+                                            size_t s3, size_t l0, size_t l1, size_t l2, size_t l3,
                                             int64_t *out)
 {
-    __m128i v0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + s[0])),
-                               _mm_loadu_si128((const __m128i *)(first_n + 16 - len[0])));
-    __m128i v1 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + s[1])),
-                               _mm_loadu_si128((const __m128i *)(first_n + 16 - len[1])));
-    __m128i v2 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + s[2])),
-                               _mm_loadu_si128((const __m128i *)(first_n + 16 - len[2])));
-    __m128i v3 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + s[3])),
-                               _mm_loadu_si128((const __m128i *)(first_n + 16 - len[3])));
-    const __m256i low7 = _mm256_set1_epi8(0x7f);
-    __m256i x = compact64(_mm256_and_si256(
-        _mm256_inserti128_si256(_mm256_castsi128_si256(v0), v1, 1), low7));
-    __m256i y = compact64(_mm256_and_si256(
-        _mm256_inserti128_si256(_mm256_castsi128_si256(v2), v3, 1), low7));
+    __m256i x = compact64(_mm256_inserti128_si256(_mm256_castsi128_si256(value_bytes(p + s0, l0)),
+                                                  value_bytes(p + s1, l1), 1));
+    __m256i y = compact64(_mm256_inserti128_si256(_mm256_castsi128_si256(value_bytes(p + s2, l2)),
+                                                  value_bytes(p + s3, l3), 1));
     /* Now qword 0 of each lane: bits 0-55, qword 1: the 8 bits above. */
     __m256i hi = _mm256_unpackhi_epi64(x, y), r;
     if (!_mm256_testz_si256(hi, _mm256_set1_epi64x(~0xffLL)))
@@ -325,34 +328,55 @@ static inline unsigned nth_stop64(uint64_t stops, unsigned count)
 }
 
 /* Decodes the count values of a window of long values at p (their stop
- * bits in stops; room slots free at out): 4 at a time, the lengths from
- * the stops, while whole vectors fit in room (lanes past count decode a
- * dummy 1-byte value into slots that later values overwrite); a value over
- * 10 bytes or with a bad 10th byte is left to the word decoder, one value
- * at a time. Returns the values decoded; when below count, *bad is where
- * the failing value starts. */
+ * bits in stops; room slots free at out): when vec (no value over 10
+ * bytes), 4 at a time, the lengths from the stops; the last 1-3 with dummy 1-byte values
+ * in the spare lanes when the slots exist (later values overwrite them).
+ * A bad 10th byte is left to the word decoder, one value at a time.
+ * Returns the values decoded; when below count, *bad is where the failing
+ * value starts. */
 AVKI_KTARGET static inline unsigned decode_long_window(const uint8_t *p, uint64_t stops,
                                                        unsigned count, int64_t *out, size_t room,
-                                                       size_t *bad)
+                                                       int vec, size_t *bad)
 {
     uint64_t rest = stops;
-    size_t s[4], l[4], at = 0;
-    unsigned k = 0, v;
-    for (; k < count && room - k >= 4; k += 4) {
-        uint64_t rest0 = rest;
-        size_t at0 = at;
-        for (v = 0; v < 4; v++) {
-            size_t e = rest ? (size_t)__builtin_ctzll(rest) : at;
-            s[v] = rest ? at : 0;
-            l[v] = e + 1 - at;
-            at = e + 1;
-            rest &= rest - 1;
-        }
-        if (l[0] > 10 || l[1] > 10 || l[2] > 10 || l[3] > 10 || !decode4_long(p, s, l, out + k)) {
-            rest = rest0;
-            at = at0;
+    size_t at = 0;
+    unsigned k = 0;
+    for (; vec && count - k >= 4; k += 4) {
+        uint64_t r = rest;
+        size_t e0, e1, e2, e3;
+        e0 = (size_t)__builtin_ctzll(r);
+        r &= r - 1;
+        e1 = (size_t)__builtin_ctzll(r);
+        r &= r - 1;
+        e2 = (size_t)__builtin_ctzll(r);
+        r &= r - 1;
+        e3 = (size_t)__builtin_ctzll(r);
+        if (!decode4_long(p, at, e0 + 1, e1 + 1, e2 + 1, e0 + 1 - at, e1 - e0, e2 - e1, e3 - e2,
+                          out + k))
             break;
+        rest = r & (r - 1);
+        at = e3 + 1;
+    }
+    if (vec && count - k < 4 && k < count && room - k >= 4) {
+        /* 1 to 3 left: the spare lanes decode byte 0 as a dummy. */
+        unsigned left = count - k;
+        uint64_t r = rest;
+        size_t e0 = (size_t)__builtin_ctzll(r), e1 = 0, e2 = 0, s1 = 0, s2 = 0, l1 = 1, l2 = 1;
+        r &= r - 1;
+        if (left > 1) {
+            e1 = (size_t)__builtin_ctzll(r);
+            r &= r - 1;
+            s1 = e0 + 1;
+            l1 = e1 - e0;
         }
+        if (left > 2) {
+            e2 = (size_t)__builtin_ctzll(r);
+            r &= r - 1;
+            s2 = e1 + 1;
+            l2 = e2 - e1;
+        }
+        if (decode4_long(p, at, s1, s2, 0, e0 + 1 - at, l1, l2, 1, out + k))
+            return count;
     }
     for (; k < count; k++) {
         uint64_t u;
@@ -365,6 +389,16 @@ AVKI_KTARGET static inline unsigned decode_long_window(const uint8_t *p, uint64_
         rest &= rest - 1;
     }
     return k;
+}
+
+/* Whether some value in the bytes whose continuation bits are cont is over
+ * 10 bytes long: a run of 10 continuation bits. */
+static inline int has_over10(uint64_t cont)
+{
+    uint64_t run = cont & (cont >> 1);
+    run &= run >> 2;
+    run &= run >> 4;              /* runs of 8 */
+    return (run & (run >> 2)) != 0; /* runs of 10 */
 }
 
 /* stops without its k lowest bits: the stops of values k and later. */
@@ -452,8 +486,8 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         if (cont == uniform_cont[w] && w > 8 && n - i >= 4 && (size_t)(end - p) >= LONG_WINDOW_READ) {
             uint32_t cont2 = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)));
             if (((uint64_t)cont2 << 32 | cont) == uniform_cont64[w]) {
-                const size_t s[4] = {0, w, 2 * w, 3 * w}, l[4] = {w, w, w, w};
-                if (decode4_long(p, s, l, out + i)) { /* else the general path finds the bad byte */
+                if (decode4_long(p, 0, w, 2 * w, 3 * w, w, w, w, w, out + i)) {
+                    /* else the general path finds the bad byte */
                     p += 4 * w;
                     i += 4;
                     continue;
@@ -509,7 +543,9 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                     last = nth_stop64(st, count);
                 }
             }
-            k = decode_long_window(p, st, count, out + i, n - i, &bad);
+            /* A value over 10 bytes: one at a time, the word decoder finds it. */
+            k = decode_long_window(p, st, count, out + i, n - i,
+                                   !has_over10(~st & ((2ULL << last) - 1)), &bad);
             if (k < count) {
                 p += bad;
                 i += k;
