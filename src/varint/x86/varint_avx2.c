@@ -750,37 +750,36 @@ AVKI_KTARGET static inline size_t encode8_small(uint8_t *p, __m256i u)
  * bytes at the last value's start. */
 AVKI_KTARGET static inline size_t encode4_any(uint8_t *p, __m256i u, int wide)
 {
-    const __m256i zero = _mm256_setzero_si256();
-    __m256i x = _mm256_and_si256(u, _mm256_set1_epi64x((long long)((1ULL << 56) - 1)));
+    const __m256i zero = _mm256_setzero_si256(), one8 = _mm256_set1_epi8(1);
     __m256i hi = _mm256_srli_epi64(u, 56), h7 = _mm256_srli_epi64(u, 63);
-    __m256i above, tail, lens, a, b, g;
+    __m256i x, above, tail, lens, a, b;
     uint32_t packed, sums;
-    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x000000000fffffffLL)),
-                        _mm256_and_si256(_mm256_slli_epi64(x, 4), _mm256_set1_epi64x(0x0fffffff00000000LL)));
+    /* 56 bits to 8 groups of 7 (the first step drops bits 56-63). */
+    x = _mm256_or_si256(_mm256_and_si256(u, _mm256_set1_epi64x(0x000000000fffffffLL)),
+                        _mm256_and_si256(_mm256_slli_epi64(u, 4), _mm256_set1_epi64x(0x0fffffff00000000LL)));
     x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x00003fff00003fffLL)),
                         _mm256_and_si256(_mm256_slli_epi64(x, 2), _mm256_set1_epi64x(0x3fff00003fff0000LL)));
     x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x007f007f007f007fLL)),
                         _mm256_and_si256(_mm256_slli_epi64(x, 1), _mm256_set1_epi64x(0x7f007f007f007f00LL)));
-    /* Byte b of above: some group above b is nonzero (the tail counts as
-     * group 8): b continues. A suffix OR in three steps. */
-    above = _mm256_or_si256(
-        _mm256_srli_epi64(_mm256_andnot_si256(_mm256_cmpeq_epi8(x, zero), _mm256_set1_epi8(-1)), 8),
-        _mm256_slli_epi64(_mm256_andnot_si256(_mm256_cmpeq_epi64(hi, zero), _mm256_set1_epi8(-1)), 56));
+    /* Byte b of above is 1 when some group above b is nonzero (the tail
+     * counts as group 8): b continues. A suffix OR in three steps. */
+    above = _mm256_or_si256(_mm256_srli_epi64(_mm256_min_epu8(x, one8), 8),
+                            _mm256_slli_epi64(_mm256_min_epu8(hi, one8), 56));
     above = _mm256_or_si256(above, _mm256_srli_epi64(above, 8));
     above = _mm256_or_si256(above, _mm256_srli_epi64(above, 16));
     above = _mm256_or_si256(above, _mm256_srli_epi64(above, 32));
-    x = _mm256_or_si256(x, _mm256_and_si256(above, _mm256_set1_epi8((char)0x80)));
-    /* Byte 8: bits 56-62, continuing when bit 63 is set; byte 9: bit 63. */
-    tail = _mm256_or_si256(_mm256_and_si256(hi, _mm256_set1_epi64x(0x7f)),
-                           _mm256_or_si256(_mm256_slli_epi64(h7, 7), _mm256_slli_epi64(h7, 8)));
+    x = _mm256_or_si256(x, _mm256_slli_epi64(above, 7)); /* bit 0 of a byte to its bit 7 */
+    /* Byte 8: bits 56-63 (bit 63 doubles as its continuation bit); byte 9:
+     * bit 63. */
+    tail = _mm256_add_epi64(hi, _mm256_slli_epi64(h7, 8));
     /* Length: 1 + the continuing bytes (a sum of bytes per lane) + byte 8's. */
-    lens = _mm256_add_epi64(_mm256_sad_epu8(_mm256_and_si256(above, _mm256_set1_epi8(1)), zero),
-                            _mm256_add_epi64(h7, _mm256_set1_epi64x(1)));
-    g = _mm256_shuffle_epi8(lens, _mm256_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                                   -1, -1, 0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                                   -1, -1, -1, -1));
-    packed = (uint32_t)_mm_cvtsi128_si32(_mm256_castsi256_si128(g)) |
-             ((uint32_t)_mm_cvtsi128_si32(_mm256_extracti128_si256(g, 1)) << 16);
+    lens = _mm256_add_epi64(_mm256_sad_epu8(above, zero), _mm256_add_epi64(h7, _mm256_set1_epi64x(1)));
+    /* The four lengths as bytes of one word. */
+    lens = _mm256_shuffle_epi8(lens, _mm256_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                      -1, -1, -1, -1, -1, 0, 8, -1, -1, -1, -1, -1, -1,
+                                                      -1, -1, -1, -1, -1, -1));
+    packed = (uint32_t)_mm_cvtsi128_si32(
+        _mm_or_si128(_mm256_castsi256_si128(lens), _mm256_extracti128_si256(lens, 1)));
     sums = packed * 0x01010100u; /* byte v: where value v starts (sums below 41) */
     a = _mm256_unpacklo_epi64(x, tail); /* values 0 and 2 */
     b = _mm256_unpackhi_epi64(x, tail); /* values 1 and 3 */
