@@ -44,6 +44,69 @@ static uint32_t uniform_cont[33]; /* by the first value's length; ~0 (no match) 
 /* 64 bytes of values of 9 or 10 bytes: their continuation bits. */
 static uint64_t uniform_cont64[11];
 static uint8_t uniform_ctrl[9][32] __attribute__((aligned(32)));
+/* Vector constants, filled in at run time by tables_init: GCC would rebuild
+ * a compile-time constant inside the loops it cannot keep in a register
+ * (movabs, vmovq, vpbroadcastq: three instructions a use), but a table it
+ * cannot see through is read straight into the instruction using it. */
+enum {
+    K_B7F,
+    K_B01,
+    K_B80,
+    K_W7F,
+    K_W7F00,
+    K_WN7F,
+    K_W80,
+    K_W1,
+    K_W8001,
+    K_D3FFF,
+    K_D3FFF0000,
+    K_DN3FFF,
+    K_DNLOW28,
+    K_D1,
+    K_D800000,
+    K_D8000,
+    K_D80,
+    K_D7F,
+    K_D40000001,
+    K_D1FFFFF,
+    K_Q1,
+    K_QLOW28,
+    K_QHIGH28,
+    K_QNFF,
+    K_QNLOW28,
+    K_EVEN,
+    K_COUNT
+};
+static uint32_t kconst[K_COUNT][8] __attribute__((aligned(32)));
+#define KV(k) _mm256_load_si256((const __m256i *)kconst[k])
+#define KV128(k) _mm_load_si128((const __m128i *)kconst[k])
+
+static void fill32(unsigned k, uint32_t v)
+{
+    unsigned j;
+    for (j = 0; j < 8; j++)
+        kconst[k][j] = v;
+}
+
+static void fill16(unsigned k, uint32_t v)
+{
+    fill32(k, v | v << 16);
+}
+
+static void fill8(unsigned k, uint32_t v)
+{
+    fill16(k, v | v << 8);
+}
+
+static void fill64(unsigned k, uint64_t v)
+{
+    unsigned j;
+    for (j = 0; j < 8; j += 2) {
+        kconst[k][j] = (uint32_t)v;
+        kconst[k][j + 1] = (uint32_t)(v >> 32);
+    }
+}
+
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void tables_init(void)
@@ -72,6 +135,33 @@ static void tables_init(void)
         }
         enc4_len[b] = (uint8_t)k;
     }
+    fill8(K_B7F, 0x7f);
+    fill8(K_B01, 1);
+    fill8(K_B80, 0x80);
+    fill16(K_W7F, 0x7f);
+    fill16(K_W7F00, 0x7f00);
+    fill16(K_WN7F, 0xff80);
+    fill16(K_W80, 0x80);
+    fill16(K_W1, 1);
+    fill16(K_W8001, 0x8001);
+    fill32(K_D3FFF, 0x3fff);
+    fill32(K_D3FFF0000, 0x3fff0000);
+    fill32(K_DN3FFF, ~0x3fffu);
+    fill32(K_DNLOW28, ~0x0fffffffu);
+    fill32(K_D1, 1);
+    fill32(K_D800000, 0x800000);
+    fill32(K_D8000, 0x8000);
+    fill32(K_D80, 0x80);
+    fill32(K_D7F, 0x7f);
+    fill32(K_D40000001, 0x40000001);
+    fill32(K_D1FFFFF, 0x1fffff);
+    fill64(K_Q1, 1);
+    fill64(K_QLOW28, 0x0fffffff);
+    fill64(K_QHIGH28, 0x0fffffff00000000ULL);
+    fill64(K_QNFF, ~0xffULL);
+    fill64(K_QNLOW28, ~0x0fffffffULL);
+    for (j = 0; j < 8; j++) /* dwords 0 2 4 6, then 1 3 5 7 */
+        kconst[K_EVEN][j] = j < 4 ? 2 * j : 2 * (j - 4) + 1;
     for (b = 0; b < 9; b++)
         for (j = 0; j < 16; j++)
             merge_ctrl[b][j] = (uint8_t)(j < b ? j : j < b + 8 ? 8 + j - b : 0x80);
@@ -190,25 +280,25 @@ AVKI_KTARGET static inline __m256i gather_group(const uint8_t *p, __m256i prev, 
     __m256i src = _mm256_inserti128_si256(
         _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)a)),
         _mm_loadu_si128((const __m128i *)b), 1);
-    ctrl = _mm256_or_si256(ctrl, _mm256_andnot_si256(inside, _mm256_set1_epi8((char)0x80)));
-    return _mm256_and_si256(_mm256_shuffle_epi8(src, ctrl), _mm256_set1_epi8(0x7f));
+    ctrl = _mm256_or_si256(ctrl, _mm256_andnot_si256(inside, KV(K_B80)));
+    return _mm256_and_si256(_mm256_shuffle_epi8(src, ctrl), KV(K_B7F));
 }
 
 /* 7-bit groups: pairs of bytes -> 14 bits (vpmaddubsw, the constant as the
  * unsigned operand so 128 fits), pairs of those -> 28 bits (vpmaddwd). */
 AVKI_KTARGET static inline __m256i compact16(__m256i x)
 {
-    return _mm256_maddubs_epi16(_mm256_set1_epi16((short)0x8001), x);
+    return _mm256_maddubs_epi16(KV(K_W8001), x);
 }
 
 AVKI_KTARGET static inline __m256i compact32(__m256i x)
 {
-    return _mm256_madd_epi16(compact16(x), _mm256_set1_epi32(0x40000001));
+    return _mm256_madd_epi16(compact16(x), KV(K_D40000001));
 }
 
 AVKI_KTARGET static inline __m256i compact64(__m256i x)
 {
-    const __m256i low28 = _mm256_set1_epi64x(0x0fffffff);
+    const __m256i low28 = KV(K_QLOW28);
     x = compact32(x);
     return _mm256_or_si256(_mm256_and_si256(x, low28),
                            _mm256_andnot_si256(low28, _mm256_srli_epi64(x, 4)));
@@ -218,29 +308,29 @@ AVKI_KTARGET static inline __m256i unzigzag16(__m256i x)
 {
     return _mm256_xor_si256(_mm256_srli_epi16(x, 1),
                             _mm256_sub_epi16(_mm256_setzero_si256(),
-                                             _mm256_and_si256(x, _mm256_set1_epi16(1))));
+                                             _mm256_and_si256(x, KV(K_W1))));
 }
 
 AVKI_KTARGET static inline __m256i unzigzag32(__m256i x)
 {
     return _mm256_xor_si256(_mm256_srli_epi32(x, 1),
                             _mm256_sub_epi32(_mm256_setzero_si256(),
-                                             _mm256_and_si256(x, _mm256_set1_epi32(1))));
+                                             _mm256_and_si256(x, KV(K_D1))));
 }
 
 AVKI_KTARGET static inline __m256i unzigzag64(__m256i x)
 {
     return _mm256_xor_si256(_mm256_srli_epi64(x, 1),
                             _mm256_sub_epi64(_mm256_setzero_si256(),
-                                             _mm256_and_si256(x, _mm256_set1_epi64x(1))));
+                                             _mm256_and_si256(x, KV(K_Q1))));
 }
 
 /* Zigzag-decodes 32 one-byte values in bytes: the results fit int8. */
 AVKI_KTARGET static inline __m256i unzigzag8(__m256i x)
 {
-    __m256i half = _mm256_and_si256(_mm256_srli_epi16(x, 1), _mm256_set1_epi8(0x7f));
+    __m256i half = _mm256_and_si256(_mm256_srli_epi16(x, 1), KV(K_B7F));
     return _mm256_xor_si256(half, _mm256_sub_epi8(_mm256_setzero_si256(),
-                                                  _mm256_and_si256(x, _mm256_set1_epi8(1))));
+                                                  _mm256_and_si256(x, KV(K_B01))));
 }
 
 AVKI_KTARGET static inline void ones32_longs(int64_t *out, __m256i chunk)
@@ -306,7 +396,7 @@ AVKI_KTARGET static inline int decode4_long(const uint8_t *p, size_t s0, size_t 
                                                   value_bytes(p + s3, l3), 1));
     /* Now qword 0 of each lane: bits 0-55, qword 1: the 8 bits above. */
     __m256i hi = _mm256_unpackhi_epi64(x, y), r;
-    if (!_mm256_testz_si256(hi, _mm256_set1_epi64x(~0xffLL)))
+    if (!_mm256_testz_si256(hi, KV(K_QNFF)))
         return 0;
     r = _mm256_or_si256(_mm256_unpacklo_epi64(x, y), _mm256_slli_epi64(hi, 56));
     /* [x0 y0 | x1 y1] -> values 0 1 2 3 = x0 x1 y0 y1 */
@@ -450,7 +540,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         if (cont == uniform_cont[w] && w <= 8) {
             /* All one length: constant gathers, a fixed step. */
             const __m256i ctrl = _mm256_load_si256((const __m256i *)uniform_ctrl[w]);
-            const __m256i low7 = _mm256_set1_epi8(0x7f);
+            const __m256i low7 = KV(K_B7F);
             int64_t *o = out + i;
             if (w == 2 && n - i >= 16) {
                 __m256i z = unzigzag16(compact16(_mm256_and_si256(chunk, low7)));
@@ -685,11 +775,11 @@ static inline size_t encode_one(uint8_t *p, uint64_t u)
 /* 8 values below 2^14 in 16-bit slots; writes 16 bytes. */
 AVKI_KTARGET static inline size_t encode8_2(uint8_t *p, __m128i w)
 {
-    __m128i e = _mm_or_si128(_mm_and_si128(w, _mm_set1_epi16(0x7f)),
-                             _mm_and_si128(_mm_slli_epi16(w, 1), _mm_set1_epi16(0x7f00)));
-    __m128i two = _mm_cmpgt_epi16(w, _mm_set1_epi16(0x7f));
+    __m128i e = _mm_or_si128(_mm_and_si128(w, KV128(K_W7F)),
+                             _mm_and_si128(_mm_slli_epi16(w, 1), KV128(K_W7F00)));
+    __m128i two = _mm_cmpgt_epi16(w, KV128(K_W7F));
     unsigned m = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(two, _mm_setzero_si128())) & 0xff;
-    e = _mm_or_si128(e, _mm_and_si128(two, _mm_set1_epi16(0x80)));
+    e = _mm_or_si128(e, _mm_and_si128(two, KV128(K_W80)));
     _mm_storeu_si128((__m128i *)p,
                      _mm_shuffle_epi8(e, _mm_load_si128((const __m128i *)enc2_shuffle[m])));
     return 8 + (size_t)__builtin_popcount(m);
@@ -698,11 +788,11 @@ AVKI_KTARGET static inline size_t encode8_2(uint8_t *p, __m128i w)
 /* 8 values below 2^28 in 32-bit slots; writes up to 32 bytes. */
 AVKI_KTARGET static inline size_t encode8_4(uint8_t *p, __m256i u)
 {
-    __m256i x = _mm256_or_si256(_mm256_and_si256(u, _mm256_set1_epi32(0x3fff)),
-                                _mm256_and_si256(_mm256_slli_epi32(u, 2), _mm256_set1_epi32(0x3fff0000)));
-    __m256i c7 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7f));
-    __m256i c14 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x3fff));
-    __m256i c21 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x1fffff));
+    __m256i x = _mm256_or_si256(_mm256_and_si256(u, KV(K_D3FFF)),
+                                _mm256_and_si256(_mm256_slli_epi32(u, 2), KV(K_D3FFF0000)));
+    __m256i c7 = _mm256_cmpgt_epi32(u, KV(K_D7F));
+    __m256i c14 = _mm256_cmpgt_epi32(u, KV(K_D3FFF));
+    __m256i c21 = _mm256_cmpgt_epi32(u, KV(K_D1FFFFF));
     unsigned m7 = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(c7));
     unsigned m14 = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(c14));
     unsigned m21 = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(c21));
@@ -710,11 +800,11 @@ AVKI_KTARGET static inline size_t encode8_4(uint8_t *p, __m256i u)
     unsigned b0 = m7 ^ m14 ^ m21, i0 = (b0 & 15) | ((m14 & 15) << 4), i1 = (b0 >> 4) | (m14 & 0xf0);
     size_t l0 = enc4_len[i0];
     __m256i cont;
-    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi32(0x007f007f)),
-                        _mm256_and_si256(_mm256_slli_epi32(x, 1), _mm256_set1_epi32(0x7f007f00)));
-    cont = _mm256_or_si256(_mm256_and_si256(c7, _mm256_set1_epi32(0x80)),
-                           _mm256_or_si256(_mm256_and_si256(c14, _mm256_set1_epi32(0x8000)),
-                                           _mm256_and_si256(c21, _mm256_set1_epi32(0x800000))));
+    x = _mm256_or_si256(_mm256_and_si256(x, KV(K_W7F)),
+                        _mm256_and_si256(_mm256_slli_epi32(x, 1), KV(K_W7F00)));
+    cont = _mm256_or_si256(_mm256_and_si256(c7, KV(K_D80)),
+                           _mm256_or_si256(_mm256_and_si256(c14, KV(K_D8000)),
+                                           _mm256_and_si256(c21, KV(K_D800000))));
     x = _mm256_shuffle_epi8(
         _mm256_or_si256(x, cont),
         _mm256_inserti128_si256(
@@ -729,15 +819,15 @@ AVKI_KTARGET static inline size_t encode8_4(uint8_t *p, __m256i u)
  * below 2^28; returns 0 (writing nothing) when one is larger. */
 AVKI_KTARGET static inline size_t encode8_small(uint8_t *p, __m256i u)
 {
-    if (_mm256_testz_si256(u, _mm256_set1_epi32(~0x3fff))) {
+    if (_mm256_testz_si256(u, KV(K_DN3FFF))) {
         __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(u), _mm256_extracti128_si256(u, 1));
-        if (_mm_testz_si128(w, _mm_set1_epi16(~0x7f))) {
+        if (_mm_testz_si128(w, KV128(K_WN7F))) {
             _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(w, w));
             return 8;
         }
         return encode8_2(p, w);
     }
-    if (_mm256_testz_si256(u, _mm256_set1_epi32(~0x0fffffff)))
+    if (_mm256_testz_si256(u, KV(K_DNLOW28)))
         return encode8_4(p, u);
     return 0;
 }
@@ -750,17 +840,17 @@ AVKI_KTARGET static inline size_t encode8_small(uint8_t *p, __m256i u)
  * bytes at the last value's start. */
 AVKI_KTARGET static inline size_t encode4_any(uint8_t *p, __m256i u, int wide)
 {
-    const __m256i zero = _mm256_setzero_si256(), one8 = _mm256_set1_epi8(1);
+    const __m256i zero = _mm256_setzero_si256(), one8 = KV(K_B01);
     __m256i hi = _mm256_srli_epi64(u, 56), h7 = _mm256_srli_epi64(u, 63);
     __m256i x, above, tail, lens, a, b;
     uint32_t packed, sums;
     /* 56 bits to 8 groups of 7 (the first step drops bits 56-63). */
-    x = _mm256_or_si256(_mm256_and_si256(u, _mm256_set1_epi64x(0x000000000fffffffLL)),
-                        _mm256_and_si256(_mm256_slli_epi64(u, 4), _mm256_set1_epi64x(0x0fffffff00000000LL)));
-    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x00003fff00003fffLL)),
-                        _mm256_and_si256(_mm256_slli_epi64(x, 2), _mm256_set1_epi64x(0x3fff00003fff0000LL)));
-    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x007f007f007f007fLL)),
-                        _mm256_and_si256(_mm256_slli_epi64(x, 1), _mm256_set1_epi64x(0x7f007f007f007f00LL)));
+    x = _mm256_or_si256(_mm256_and_si256(u, KV(K_QLOW28)),
+                        _mm256_and_si256(_mm256_slli_epi64(u, 4), KV(K_QHIGH28)));
+    x = _mm256_or_si256(_mm256_and_si256(x, KV(K_D3FFF)),
+                        _mm256_and_si256(_mm256_slli_epi64(x, 2), KV(K_D3FFF0000)));
+    x = _mm256_or_si256(_mm256_and_si256(x, KV(K_W7F)),
+                        _mm256_and_si256(_mm256_slli_epi64(x, 1), KV(K_W7F00)));
     /* Byte b of above is 1 when some group above b is nonzero (the tail
      * counts as group 8): b continues. A suffix OR in three steps. */
     above = _mm256_or_si256(_mm256_srli_epi64(_mm256_min_epu8(x, one8), 8),
@@ -773,7 +863,7 @@ AVKI_KTARGET static inline size_t encode4_any(uint8_t *p, __m256i u, int wide)
      * bit 63. */
     tail = _mm256_add_epi64(hi, _mm256_slli_epi64(h7, 8));
     /* Length: 1 + the continuing bytes (a sum of bytes per lane) + byte 8's. */
-    lens = _mm256_add_epi64(_mm256_sad_epu8(above, zero), _mm256_add_epi64(h7, _mm256_set1_epi64x(1)));
+    lens = _mm256_add_epi64(_mm256_sad_epu8(above, zero), _mm256_add_epi64(h7, KV(K_Q1)));
     /* The four lengths as bytes of one word. */
     lens = _mm256_shuffle_epi8(lens, _mm256_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                                       -1, -1, -1, -1, -1, 0, 8, -1, -1, -1, -1, -1, -1,
@@ -807,14 +897,14 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
 {
     uint8_t *p = out;
     size_t i = 0;
-    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m256i even = KV(K_EVEN);
     pthread_once(&tables_once, tables_init);
     /* Room: 10 bytes a value. With 9 values left, the 8th of a group
      * starts at most 70 bytes in and its 16-byte store ends by 86 < 90. */
     for (; n - i >= 9; i += 8) {
         __m256i a = zigzag64(_mm256_loadu_si256((const __m256i *)(in + i)));
         __m256i b = zigzag64(_mm256_loadu_si256((const __m256i *)(in + i + 4)));
-        if (_mm256_testz_si256(_mm256_or_si256(a, b), _mm256_set1_epi64x(~0x0fffffffLL))) {
+        if (_mm256_testz_si256(_mm256_or_si256(a, b), KV(K_QNLOW28))) {
             /* The low dwords of both, in order: 8 values in 32-bit slots. */
             __m256i u = _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(a, even),
                                                   _mm256_permutevar8x32_epi32(b, even), 0x20);
