@@ -41,7 +41,7 @@ static uint8_t merge_ctrl[9][16] __attribute__((aligned(16)));
  * of 32 bytes of them, and the constant gather of 16 (L = 2), 8 (3, 4) or
  * 4 (5..8) of them into 2-, 4- or 8-byte slots. */
 static uint32_t uniform_cont[33]; /* by the first value's length; ~0 (no match) but 2..10 */
-/* 64 bytes of values of 9 or 10 bytes: their continuation bits. */
+/* 64 bytes of values of one length (5..10): their continuation bits. */
 static uint64_t uniform_cont64[11];
 static uint8_t uniform_ctrl[9][32] __attribute__((aligned(32)));
 /* Vector constants, filled in at run time by tables_init: GCC would rebuild
@@ -170,7 +170,7 @@ static void tables_init(void)
     for (b = 9; b < 11; b++)
         for (j = 0; j < 32; j++)
             uniform_cont[b] &= j % b != b - 1 ? ~0u : ~(1u << j);
-    for (b = 9; b < 11; b++)
+    for (b = 5; b < 11; b++)
         for (j = 0; j < 64; j++)
             if (j % b != b - 1)
                 uniform_cont64[b] |= 1ULL << j;
@@ -562,6 +562,25 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 p += 8 * w;
                 i += 8;
                 continue;
+            }
+            if (w > 4 && n - i >= 8 && (size_t)(end - p) >= 64) {
+                /* 8 values when the next 32 bytes keep the length: the
+                 * step is the serial part, so take two groups a step. */
+                uint32_t cont2 = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)));
+                if (((uint64_t)cont2 << 32 | cont) == uniform_cont64[w]) {
+                    __m256i a = _mm256_inserti128_si256(
+                        chunk, _mm_loadu_si128((const __m128i *)(p + 2 * w)), 1);
+                    __m256i b = _mm256_inserti128_si256(
+                        _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + 4 * w))),
+                        _mm_loadu_si128((const __m128i *)(p + 6 * w)), 1);
+                    _mm256_storeu_si256((__m256i *)o, unzigzag64(compact64(
+                                                          _mm256_and_si256(_mm256_shuffle_epi8(a, ctrl), low7))));
+                    _mm256_storeu_si256((__m256i *)(o + 4), unzigzag64(compact64(
+                                                          _mm256_and_si256(_mm256_shuffle_epi8(b, ctrl), low7))));
+                    p += 8 * w;
+                    i += 8;
+                    continue;
+                }
             }
             if (w > 4 && n - i >= 4) {
                 __m256i src = _mm256_inserti128_si256(
