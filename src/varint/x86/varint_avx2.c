@@ -12,17 +12,24 @@
 #define AVKI_KTARGET __attribute__((target("avx2,bmi,lzcnt,popcnt")))
 
 /*
- * Decoding works on 32-byte windows. The window's stop bits (bytes without
- * a continuation bit) are turned into a byte array of where each value
- * ends (four lookups of 8 bits each), and the window is classed by its
- * longest value, found from runs of continuation bits:
- *   - no continuation bit at all: 32 one-byte values, widened directly;
- *   - values of at most 2 bytes: 16 per pshufb, in 16-bit slots;
- *   - at most 4 bytes: 8 per pshufb, in 32-bit slots;
- *   - at most 8 bytes: 4 per pshufb, in 64-bit slots;
- *   - longer (or malformed): one value at a time, the word decoder.
- * The only serial step is window to window, and it depends on the stop bits
- * alone (one past the last stop), not on the gathers.
+ * Decoding works on 32-byte windows; the only serial step is from one
+ * window to the next, and it depends on the stop bits alone (the bytes
+ * without a continuation bit: one past the last stop), never on the
+ * gathers, so windows overlap in the core. By the continuation mask:
+ *   - none set: 32 one-byte values, zigzagged in bytes and widened;
+ *   - the mask of a run of one length L (2..10), checked against a table:
+ *     constant gathers and a fixed step (16 values of 2 bytes, 8 of 3-4,
+ *     8 of 5-8 when 64 bytes keep the length, else 4; 4 of 9-10);
+ *   - mixed lengths, classed by the longest value (runs of continuation
+ *     bits): at most 2 bytes, 16 values per pshufb in 16-bit slots; at most
+ *     4, 8 per pshufb in 32-bit slots, the controls built in registers
+ *     from where each value ends (8-bit lookups on the stop bits);
+ *   - anything longer: a 64-byte window, values 4 at a time, each lane
+ *     loaded from its value's start and cut to its length from the stops
+ *     (no pshufb control to build); a value over 10 bytes or with a bad
+ *     10th byte goes to the word decoder, which stops on it.
+ * Near the end of the input (fewer than 48 bytes) the word decoder and the
+ * byte-by-byte careful decoder take over, so nothing is read past in + len.
  */
 
 /* Byte b: the positions of b's set bits, ascending, one per byte, zero
@@ -633,12 +640,9 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         } else {
             k = 0;
         }
-        /* Groups write whole vectors (lanes past count hold junk that later
-         * windows overwrite) while they fit below n; the rest, and windows
-         * with long values, go one value at a time. */
         if (w == 0) {
-            /* Values over 8 bytes: a window of 64 bytes when there is
-             * room, so the groups of 4 below are mostly full. */
+            /* Values over 4 bytes: a window of 64 bytes when there is
+             * room, so the groups of 4 are mostly full. */
             uint64_t st = stops;
             size_t bad;
             if ((size_t)(end - p) >= LONG_WINDOW_READ) {
@@ -661,6 +665,8 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 goto finish;
             }
         }
+        /* Groups write whole vectors (lanes past count hold junk that later
+         * values overwrite) while they fit below n; the rest one at a time. */
         if (k < count) {
             uint32_t rest = skip_stops(stops, k);
             size_t s = first_start(stops, rest);
