@@ -81,6 +81,7 @@ enum {
     K_QHIGH28,
     K_QNFF,
     K_QNLOW28,
+    K_QTOP8,
     K_EVEN,
     K_COUNT
 };
@@ -167,6 +168,7 @@ static void tables_init(void)
     fill64(K_QHIGH28, 0x0fffffff00000000ULL);
     fill64(K_QNFF, ~0xffULL);
     fill64(K_QNLOW28, ~0x0fffffffULL);
+    fill64(K_QTOP8, 0xff00000000000000ULL);
     for (j = 0; j < 8; j++) /* dwords 0 2 4 6, then 1 3 5 7 */
         kconst[K_EVEN][j] = j < 4 ? 2 * j : 2 * (j - 4) + 1;
     for (b = 0; b < 9; b++)
@@ -857,17 +859,16 @@ AVKI_KTARGET static inline size_t encode8_small(uint8_t *p, __m256i u)
     return 0;
 }
 
-/* Encodes 4 zigzagged values of any size from 64-bit lanes: each lane
- * spread to 8 groups of 7 bits plus a 2-byte tail (bits 56-63), the
- * continuation bits from which groups above are nonzero, then one 16-byte
- * store per value (8 when wide is 0: ints, whose 5 bytes fit the first 8),
- * each overwriting the junk past the previous value. Room: 16 (or 8)
- * bytes at the last value's start. */
-AVKI_KTARGET static inline size_t encode4_any(uint8_t *p, __m256i u, int wide)
+/* Encodes 4 zigzagged values from 64-bit lanes: each lane spread to 8
+ * groups of 7 bits, the continuation bits from which groups above are
+ * nonzero, then one store per value, each overwriting the junk past the
+ * previous value. When wide, values may be 2^56 or more: a 2-byte tail
+ * (bits 56-63) goes with each lane and the stores are 16 bytes; else they
+ * are 8. Room: 16 (or 8) bytes at the last value's start. */
+AVKI_KTARGET static inline size_t encode4(uint8_t *p, __m256i u, int wide)
 {
     const __m256i zero = _mm256_setzero_si256(), one8 = KV(K_B01);
-    __m256i hi = _mm256_srli_epi64(u, 56), h7 = _mm256_srli_epi64(u, 63);
-    __m256i x, above, tail, lens, a, b;
+    __m256i x, above, lens;
     uint32_t packed, sums;
     /* 56 bits to 8 groups of 7 (the first step drops bits 56-63). */
     x = _mm256_or_si256(_mm256_and_si256(u, KV(K_QLOW28)),
@@ -878,17 +879,18 @@ AVKI_KTARGET static inline size_t encode4_any(uint8_t *p, __m256i u, int wide)
                         _mm256_and_si256(_mm256_slli_epi64(x, 1), KV(K_W7F00)));
     /* Byte b of above is 1 when some group above b is nonzero (the tail
      * counts as group 8): b continues. A suffix OR in three steps. */
-    above = _mm256_or_si256(_mm256_srli_epi64(_mm256_min_epu8(x, one8), 8),
-                            _mm256_slli_epi64(_mm256_min_epu8(hi, one8), 56));
+    above = _mm256_srli_epi64(_mm256_min_epu8(x, one8), 8);
+    if (wide)
+        above = _mm256_or_si256(above, _mm256_slli_epi64(_mm256_min_epu8(_mm256_srli_epi64(u, 56), one8), 56));
     above = _mm256_or_si256(above, _mm256_srli_epi64(above, 8));
     above = _mm256_or_si256(above, _mm256_srli_epi64(above, 16));
     above = _mm256_or_si256(above, _mm256_srli_epi64(above, 32));
     x = _mm256_or_si256(x, _mm256_slli_epi64(above, 7)); /* bit 0 of a byte to its bit 7 */
-    /* Byte 8: bits 56-63 (bit 63 doubles as its continuation bit); byte 9:
-     * bit 63. */
-    tail = _mm256_add_epi64(hi, _mm256_slli_epi64(h7, 8));
-    /* Length: 1 + the continuing bytes (a sum of bytes per lane) + byte 8's. */
-    lens = _mm256_add_epi64(_mm256_sad_epu8(above, zero), _mm256_add_epi64(h7, KV(K_Q1)));
+    /* Length: 1 + the continuing bytes (a sum of bytes per lane), + 1 when
+     * byte 8 continues (bit 63). */
+    lens = _mm256_add_epi64(_mm256_sad_epu8(above, zero), KV(K_Q1));
+    if (wide)
+        lens = _mm256_add_epi64(lens, _mm256_srli_epi64(u, 63));
     /* The four lengths as bytes of one word. */
     lens = _mm256_shuffle_epi8(lens, _mm256_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                                       -1, -1, -1, -1, -1, 0, 8, -1, -1, -1, -1, -1, -1,
@@ -896,18 +898,23 @@ AVKI_KTARGET static inline size_t encode4_any(uint8_t *p, __m256i u, int wide)
     packed = (uint32_t)_mm_cvtsi128_si32(
         _mm_or_si128(_mm256_castsi256_si128(lens), _mm256_extracti128_si256(lens, 1)));
     sums = packed * 0x01010100u; /* byte v: where value v starts (sums below 41) */
-    a = _mm256_unpacklo_epi64(x, tail); /* values 0 and 2 */
-    b = _mm256_unpackhi_epi64(x, tail); /* values 1 and 3 */
     if (wide) {
+        /* Byte 8: bits 56-63 (bit 63 doubles as its continuation bit);
+         * byte 9: bit 63. */
+        __m256i tail = _mm256_add_epi64(_mm256_srli_epi64(u, 56),
+                                        _mm256_slli_epi64(_mm256_srli_epi64(u, 63), 8));
+        __m256i a = _mm256_unpacklo_epi64(x, tail); /* values 0 and 2 */
+        __m256i b = _mm256_unpackhi_epi64(x, tail); /* values 1 and 3 */
         _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(a));
         _mm_storeu_si128((__m128i *)(p + ((sums >> 8) & 0xff)), _mm256_castsi256_si128(b));
         _mm_storeu_si128((__m128i *)(p + ((sums >> 16) & 0xff)), _mm256_extracti128_si256(a, 1));
         _mm_storeu_si128((__m128i *)(p + (sums >> 24)), _mm256_extracti128_si256(b, 1));
     } else {
-        _mm_storel_epi64((__m128i *)p, _mm256_castsi256_si128(a));
-        _mm_storel_epi64((__m128i *)(p + ((sums >> 8) & 0xff)), _mm256_castsi256_si128(b));
-        _mm_storel_epi64((__m128i *)(p + ((sums >> 16) & 0xff)), _mm256_extracti128_si256(a, 1));
-        _mm_storel_epi64((__m128i *)(p + (sums >> 24)), _mm256_extracti128_si256(b, 1));
+        __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
+        _mm_storel_epi64((__m128i *)p, lo);
+        _mm_storeh_pi((__m64 *)(void *)(p + ((sums >> 8) & 0xff)), _mm_castsi128_ps(lo));
+        _mm_storel_epi64((__m128i *)(p + ((sums >> 16) & 0xff)), hi);
+        _mm_storeh_pi((__m64 *)(void *)(p + (sums >> 24)), _mm_castsi128_ps(hi));
     }
     return (packed * 0x01010101u) >> 24;
 }
@@ -936,8 +943,13 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
             p += encode8_small(p, u);
             continue;
         }
-        p += encode4_any(p, a, 1);
-        p += encode4_any(p, b, 1);
+        if (_mm256_testz_si256(_mm256_or_si256(a, b), KV(K_QTOP8))) { /* below 2^56 */
+            p += encode4(p, a, 0);
+            p += encode4(p, b, 0);
+        } else {
+            p += encode4(p, a, 1);
+            p += encode4(p, b, 1);
+        }
     }
     for (; i < n; i++)
         p += encode_one(p, avk_zigzag_encode64(in[i]));
@@ -959,8 +971,8 @@ AVKI_KTARGET static size_t avx2_encode_ints(uint8_t *out, const int32_t *in, siz
             continue;
         }
         /* 5-byte values: 8-byte stores, the 8th ending by 5 * 7 + 8 < 50. */
-        p += encode4_any(p, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(u)), 0);
-        p += encode4_any(p, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(u, 1)), 0);
+        p += encode4(p, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(u)), 0);
+        p += encode4(p, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(u, 1)), 0);
     }
     for (; i < n; i++)
         p += encode_one(p, avk_zigzag_encode32(in[i]));
