@@ -44,11 +44,12 @@ static uint8_t enc4_len[256];
 /* Row c: bytes 0..c-1 of the low qword, then the 8 of the high one: two
  * lists of positions joined. */
 static uint8_t merge_ctrl[9][16] __attribute__((aligned(16)));
-/* Windows whose values all have one length L (2..8): the continuation bits
- * of 32 bytes of them, and the constant gather of 16 (L = 2), 8 (3, 4) or
- * 4 (5..8) of them into 2-, 4- or 8-byte slots. */
-static uint32_t uniform_cont[33]; /* by the first value's length; ~0 (no match) but 2..10 */
-/* 64 bytes of values of one length (5..10): their continuation bits. */
+/* Runs of values of one length L: by L (the first value's length), the
+ * continuation bits of 32 bytes of them (~0, which never matches, for
+ * lengths other than 2..10), of 64 bytes (L = 5..10), and for L = 2..8 the
+ * constant gather of 16 (L = 2), 8 (3, 4) or 4 (5..8) of them into 2-, 4-
+ * or 8-byte slots. */
+static uint32_t uniform_cont[33];
 static uint64_t uniform_cont64[11];
 static uint8_t uniform_ctrl[9][32] __attribute__((aligned(32)));
 /* Vector constants, filled in at run time by tables_init: GCC would rebuild
