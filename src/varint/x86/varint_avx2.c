@@ -930,8 +930,9 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
 {
     uint8_t *p = out;
     size_t i = 0;
-    const __m256i even = KV(K_EVEN);
-    pthread_once(&tables_once, tables_init);
+    __m256i even;
+    pthread_once(&tables_once, tables_init); /* before any table is read */
+    even = KV(K_EVEN);
     /* Room: 10 bytes a value. With 9 values left, the 8th of a group
      * starts at most 70 bytes in and its 16-byte store ends by 86 < 90. */
     for (; n - i >= 9; i += 8) {
