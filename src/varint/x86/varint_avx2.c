@@ -52,6 +52,11 @@ static uint8_t merge_ctrl[9][16] __attribute__((aligned(16)));
 static uint32_t uniform_cont[33];
 static uint64_t uniform_cont64[11];
 static uint8_t uniform_ctrl[9][32] __attribute__((aligned(32)));
+/* Encode of 8 values of one length L (5..8) in 8-byte slots: by L, the
+ * continuation bits of each slot, and the shuffle packing the 2 values of
+ * each 128-bit lane into 2L bytes. */
+static uint8_t enc_uni_cont[9][32] __attribute__((aligned(32)));
+static uint8_t enc_uni_ctrl[9][32] __attribute__((aligned(32)));
 /* Vector constants, filled in at run time by tables_init: GCC would rebuild
  * a compile-time constant inside the loops it cannot keep in a register
  * (movabs, vmovq, vpbroadcastq: three instructions a use), but a table it
@@ -172,6 +177,12 @@ static void tables_init(void)
     fill64(K_QTOP8, 0xff00000000000000ULL);
     for (j = 0; j < 8; j++) /* dwords 0 2 4 6, then 1 3 5 7 */
         kconst[K_EVEN][j] = j < 4 ? 2 * j : 2 * (j - 4) + 1;
+    for (b = 1; b < 9; b++)
+        for (j = 0; j < 32; j++) {
+            unsigned at = j & 15;
+            enc_uni_cont[b][j] = (uint8_t)((j & 7) + 1 < b ? 0x80 : 0);
+            enc_uni_ctrl[b][j] = (uint8_t)(at < b ? at : at < 2 * b ? 8 + at - b : 0x80);
+        }
     for (b = 0; b < 9; b++)
         for (j = 0; j < 16; j++)
             merge_ctrl[b][j] = (uint8_t)(j < b ? j : j < b + 8 ? 8 + j - b : 0x80);
@@ -860,24 +871,29 @@ AVKI_KTARGET static inline size_t encode8_small(uint8_t *p, __m256i u)
     return 0;
 }
 
-/* Encodes 4 zigzagged values from 64-bit lanes: each lane spread to 8
- * groups of 7 bits, the continuation bits from which groups above are
+/* Encodes 4 zigzagged values u from 64-bit lanes, x their spread56:
+ * the continuation bits from which groups above are
  * nonzero, then one store per value, each overwriting the junk past the
  * previous value. When wide, values may be 2^56 or more: a 2-byte tail
  * (bits 56-63) goes with each lane and the stores are 16 bytes; else they
  * are 8. Room: 16 (or 8) bytes at the last value's start. */
-AVKI_KTARGET static inline size_t encode4(uint8_t *p, __m256i u, int wide)
+/* Each 64-bit lane's bits 0-55 as 8 groups of 7, one a byte, no
+ * continuation bits yet (the first step drops bits 56-63). */
+AVKI_KTARGET static inline __m256i spread56(__m256i u)
 {
-    const __m256i zero = _mm256_setzero_si256(), one8 = KV(K_B01);
-    __m256i x, above, lens;
-    uint32_t packed, sums;
-    /* 56 bits to 8 groups of 7 (the first step drops bits 56-63). */
-    x = _mm256_or_si256(_mm256_and_si256(u, KV(K_QLOW28)),
-                        _mm256_and_si256(_mm256_slli_epi64(u, 4), KV(K_QHIGH28)));
+    __m256i x = _mm256_or_si256(_mm256_and_si256(u, KV(K_QLOW28)),
+                                _mm256_and_si256(_mm256_slli_epi64(u, 4), KV(K_QHIGH28)));
     x = _mm256_or_si256(_mm256_and_si256(x, KV(K_D3FFF)),
                         _mm256_and_si256(_mm256_slli_epi64(x, 2), KV(K_D3FFF0000)));
-    x = _mm256_or_si256(_mm256_and_si256(x, KV(K_W7F)),
-                        _mm256_and_si256(_mm256_slli_epi64(x, 1), KV(K_W7F00)));
+    return _mm256_or_si256(_mm256_and_si256(x, KV(K_W7F)),
+                           _mm256_and_si256(_mm256_slli_epi64(x, 1), KV(K_W7F00)));
+}
+
+AVKI_KTARGET static inline size_t encode4(uint8_t *p, __m256i u, __m256i x, int wide)
+{
+    const __m256i zero = _mm256_setzero_si256(), one8 = KV(K_B01);
+    __m256i above, lens;
+    uint32_t packed, sums;
     /* Byte b of above is 1 when some group above b is nonzero (the tail
      * counts as group 8): b continues. A suffix OR in three steps. */
     above = _mm256_srli_epi64(_mm256_min_epu8(x, one8), 8);
@@ -938,6 +954,7 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
     for (; n - i >= 9; i += 8) {
         __m256i a = zigzag64(_mm256_loadu_si256((const __m256i *)(in + i)));
         __m256i b = zigzag64(_mm256_loadu_si256((const __m256i *)(in + i + 4)));
+        __m256i xa, xb;
         if (_mm256_testz_si256(_mm256_or_si256(a, b), KV(K_QNLOW28))) {
             /* The low dwords of both, in order: 8 values in 32-bit slots. */
             __m256i u = _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(a, even),
@@ -945,12 +962,34 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
             p += encode8_small(p, u);
             continue;
         }
+        xa = spread56(a);
+        xb = spread56(b);
         if (_mm256_testz_si256(_mm256_or_si256(a, b), KV(K_QTOP8))) { /* below 2^56 */
-            p += encode4(p, a, 0);
-            p += encode4(p, b, 0);
+            /* All 8 of one length (5..8 here), as runs of timestamps or
+             * ids often are: the zero groups say so, and a constant
+             * shuffle packs them. */
+            uint32_t za = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(xa, _mm256_setzero_si256()));
+            uint32_t zb = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(xb, _mm256_setzero_si256()));
+            unsigned l = 32u - (unsigned)_lzcnt_u32((~za & 0xff) | 1); /* value 0's length */
+            uint32_t keep = ((0xffu << (l - 1)) & 0xff) * 0x01010101u;
+            uint32_t zeros = ((0xffu << l) & 0xff) * 0x01010101u;
+            if ((za & keep) == zeros && (zb & keep) == zeros) {
+                const __m256i cont = _mm256_load_si256((const __m256i *)enc_uni_cont[l]);
+                const __m256i ctrl = _mm256_load_si256((const __m256i *)enc_uni_ctrl[l]);
+                xa = _mm256_shuffle_epi8(_mm256_or_si256(xa, cont), ctrl);
+                xb = _mm256_shuffle_epi8(_mm256_or_si256(xb, cont), ctrl);
+                _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(xa));
+                _mm_storeu_si128((__m128i *)(p + 2 * l), _mm256_extracti128_si256(xa, 1));
+                _mm_storeu_si128((__m128i *)(p + 4 * l), _mm256_castsi256_si128(xb));
+                _mm_storeu_si128((__m128i *)(p + 6 * l), _mm256_extracti128_si256(xb, 1));
+                p += 8 * l;
+                continue;
+            }
+            p += encode4(p, a, xa, 0);
+            p += encode4(p, b, xb, 0);
         } else {
-            p += encode4(p, a, 1);
-            p += encode4(p, b, 1);
+            p += encode4(p, a, xa, 1);
+            p += encode4(p, b, xb, 1);
         }
     }
     for (; i < n; i++)
@@ -973,8 +1012,12 @@ AVKI_KTARGET static size_t avx2_encode_ints(uint8_t *out, const int32_t *in, siz
             continue;
         }
         /* 5-byte values: 8-byte stores, the 8th ending by 5 * 7 + 8 < 50. */
-        p += encode4(p, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(u)), 0);
-        p += encode4(p, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(u, 1)), 0);
+        {
+            __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(u));
+            __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(u, 1));
+            p += encode4(p, lo, spread56(lo), 0);
+            p += encode4(p, hi, spread56(hi), 0);
+        }
     }
     for (; i < n; i++)
         p += encode_one(p, avk_zigzag_encode32(in[i]));
