@@ -8,7 +8,8 @@
 extern "C" {
 #endif
 
-/* Name of the kernel that bulk calls use: "avx512", "bmi2" or "scalar".
+/* Name of the kernel that bulk calls use: one of avk_kernel_name_at()'s
+ * ("avx512", "avx2" and "bmi2" on x86-64; "scalar" everywhere).
  * The first call resolves the choice: the best kernel this CPU runs well,
  * or the one named by the environment variable AVK_KERNEL when the CPU can
  * run it (an unknown or unrunnable name falls back to the automatic choice,
