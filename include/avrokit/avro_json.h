@@ -2,6 +2,8 @@
 #ifndef AVROKIT_AVRO_JSON_H
 #define AVROKIT_AVRO_JSON_H
 
+#include <string.h>
+
 #include "avrokit/plan.h"
 #include "avrokit/status.h"
 #include "avrokit/value.h"
@@ -25,6 +27,18 @@ typedef struct avk_json_write_options {
                            level, as the binary decoder counts); 0 means
                            AVK_DEFAULT_MAX_DEPTH */
 } avk_json_write_options;
+
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings, e.g.
+ *   avk_json_write_options o;
+ *   avk_json_write_options_init(&o);
+ */
+static inline void avk_json_write_options_init(avk_json_write_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
 
 /* Writes v in the Avro JSON encoding of the specification: records and
  * maps as objects (fields in schema order, map entries in order), arrays
@@ -102,6 +116,18 @@ typedef struct avk_json_read_options {
     uint64_t line;   /* line, from 1; 0 means 1 */
     uint64_t column; /* column (bytes) on that line, from 1; 0 means 1 */
 } avk_json_read_options;
+
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings, e.g.
+ *   avk_json_read_options o;
+ *   avk_json_read_options_init(&o);
+ */
+static inline void avk_json_read_options_init(avk_json_read_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
 
 /* Reads one value of type t from the Avro JSON text json[0..len) (as
  * avk_value_write_json writes it: unions as null or {"<branch name>":
