@@ -151,7 +151,7 @@ static inline void avk_file_reader_options_init(avk_file_reader_options *o)
  *
  *     avk_file_reader *fr;
  *     if (avk_file_reader_open_path("data.avro", NULL, &fr, &err) != AVK_OK) ...
- *     avk_arena *arena;  avk_arena_new(NULL, &arena);
+ *     avk_arena *arena;  avk_arena_new(NULL, &arena, &err);
  *     avk_value v;  int more;
  *     while (avk_file_reader_next(fr, arena, &v, &more, &err) == AVK_OK && more) {
  *         use(&v);
