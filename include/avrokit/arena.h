@@ -31,9 +31,10 @@ typedef struct avk_arena_options {
 
 /* Sets every field of *o to its default (zero: the library's defaults) and
  * struct_size to sizeof *o as this header defines it. Inline, so the size
- * is the caller's: the idiom that compiles without warnings, e.g.
- *   avk_arena_options o;
- *   avk_arena_options_init(&o);
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_arena_options o;
+ *     avk_arena_options_init(&o);
  */
 static inline void avk_arena_options_init(avk_arena_options *o)
 {

@@ -91,9 +91,10 @@ typedef struct avk_file_reader_options {
 
 /* Sets every field of *o to its default (zero: the library's defaults) and
  * struct_size to sizeof *o as this header defines it. Inline, so the size
- * is the caller's: the idiom that compiles without warnings, e.g.
- *   avk_file_reader_options o;
- *   avk_file_reader_options_init(&o);
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_file_reader_options o;
+ *     avk_file_reader_options_init(&o);
  */
 static inline void avk_file_reader_options_init(avk_file_reader_options *o)
 {
@@ -337,9 +338,10 @@ typedef struct avk_file_writer_options {
 
 /* Sets every field of *o to its default (zero: the library's defaults) and
  * struct_size to sizeof *o as this header defines it. Inline, so the size
- * is the caller's: the idiom that compiles without warnings, e.g.
- *   avk_file_writer_options o;
- *   avk_file_writer_options_init(&o);
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_file_writer_options o;
+ *     avk_file_writer_options_init(&o);
  */
 static inline void avk_file_writer_options_init(avk_file_writer_options *o)
 {

@@ -60,9 +60,10 @@ typedef struct avk_plan_options {
 
 /* Sets every field of *o to its default (zero: the library's defaults) and
  * struct_size to sizeof *o as this header defines it. Inline, so the size
- * is the caller's: the idiom that compiles without warnings, e.g.
- *   avk_plan_options o;
- *   avk_plan_options_init(&o);
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_plan_options o;
+ *     avk_plan_options_init(&o);
  */
 static inline void avk_plan_options_init(avk_plan_options *o)
 {

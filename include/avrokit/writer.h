@@ -28,9 +28,10 @@ typedef struct avk_writer_options {
 
 /* Sets every field of *o to its default (zero: the library's defaults) and
  * struct_size to sizeof *o as this header defines it. Inline, so the size
- * is the caller's: the idiom that compiles without warnings, e.g.
- *   avk_writer_options o;
- *   avk_writer_options_init(&o);
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_writer_options o;
+ *     avk_writer_options_init(&o);
  */
 static inline void avk_writer_options_init(avk_writer_options *o)
 {
