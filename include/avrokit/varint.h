@@ -53,7 +53,7 @@ size_t avk_varint_decode_u32_slow(const uint8_t *in, size_t len, uint32_t *out);
  * Values below 2^14 (1 or 2 bytes) take one predictable branch and no
  * branch on which of the two they are, so random short lengths cost no
  * misprediction; below 2^28 (3 or 4 bytes) likewise with one 4-byte store;
- * longer values go to a branch-free word encoder out of line. */
+ * below 2^56 (5 to 8) with one 8-byte store; 9 and 10 bytes out of line. */
 AVK_INLINE size_t avk_varint_encode_long(uint8_t *out, int64_t v)
 {
     uint64_t u = avk_zigzag_encode64(v);
@@ -69,6 +69,17 @@ AVK_INLINE size_t avk_varint_encode_long(uint8_t *out, int64_t v)
         x |= 0x8080u | (four << 23);
         memcpy(out, &x, 4); /* little-endian; a 3-byte value writes a 0 after itself */
         return 3 + (size_t)four;
+    }
+    if (AVK_LIKELY(u < (1ULL << 56))) {
+        /* 5 to 8 bytes: the length from the highest bit, the 7-bit groups
+         * spread by three shift-and-merge steps, one 8-byte store. */
+        unsigned len = ((64u - (unsigned)__builtin_clzll(u)) * 9u + 64u) >> 6;
+        uint64_t x = (u & 0x000000000fffffffULL) | ((u & 0x00fffffff0000000ULL) << 4);
+        x = (x & 0x00003fff00003fffULL) | ((x & 0x0fffc0000fffc000ULL) << 2);
+        x = (x & 0x007f007f007f007fULL) | ((x & 0x3f803f803f803f80ULL) << 1);
+        x |= 0x8080808080808080ULL >> (72 - 8 * len);
+        memcpy(out, &x, 8);
+        return len;
     }
     return avk_varint_encode_u64_slow(out, u);
 }
