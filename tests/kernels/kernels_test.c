@@ -39,7 +39,8 @@ static uint64_t value_of_len(unsigned len)
     return lo + (span ? rng() % span : 0);
 }
 
-enum { DIST_FIXED_MAX = 10, DIST_MIXED_10 = 11, DIST_MIXED_2 = 12, DIST_EDGE = 13, DIST_COUNT = 14 };
+enum { DIST_FIXED_MAX = 10, DIST_MIXED_10 = 11, DIST_MIXED_2 = 12, DIST_EDGE = 13, DIST_RUNS = 14,
+       DIST_COUNT = 15 };
 
 static uint64_t draw(int dist)
 {
@@ -52,6 +53,17 @@ static uint64_t draw(int dist)
         return value_of_len(1 + (unsigned)(rng() % 10));
     if (dist == DIST_MIXED_2)
         return value_of_len(1 + (unsigned)(rng() % 2));
+    if (dist == DIST_RUNS) {
+        /* Runs of 1 to 20 values of one length, then another length: the
+         * kernels' per-length loops start, break and restart. */
+        static unsigned run_len = 1, run_left;
+        if (run_left == 0) {
+            run_len = 1 + (unsigned)(rng() % 10);
+            run_left = 1 + (unsigned)(rng() % 20);
+        }
+        run_left--;
+        return value_of_len(run_len);
+    }
     return edges[rng() % (sizeof edges / sizeof edges[0])];
 }
 
@@ -251,6 +263,70 @@ static void test_malformed_stops_exactly(void **state)
     }
 }
 
+/* Runs of one encoded length (the bulk kernels switch to per-length loops
+ * on them) broken by a malformed varint, and cut off inside the last
+ * value: the kernel stops exactly before the bad or cut value, whatever
+ * the run's length class and position. */
+static void test_runs_then_bad_or_cut(void **state)
+{
+    static const unsigned lens[] = {1, 2, 3, 4, 5, 6, 8, 9, 10};
+    static const uint8_t bad_long_11[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                          0x80, 0x80, 0x80, 0x80, 0x00};
+    size_t ki, li, count;
+    (void)state;
+    for (ki = 0; ki < n_tested; ki++) {
+        const avki_kernels *k = tested[ki];
+        for (li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            for (count = 0; count < 150; count += 3) {
+                uint64_t vals[160];
+                int64_t out_l[200];
+                int32_t out_i[200];
+                uint8_t buf[160 * 10 + 64];
+                size_t pos, i, consumed, got, last;
+                guarded g;
+                uint8_t *in;
+                for (i = 0; i < count; i++)
+                    vals[i] = value_of_len(lens[li]);
+                pos = 0;
+                last = 0;
+                for (i = 0; i < count; i++) {
+                    last = pos;
+                    pos += avki_ref_encode_longs(buf + pos,
+                                                 (const int64_t[]){avk_zigzag_decode64(vals[i])}, 1);
+                }
+                /* A malformed long after the run, then filler. */
+                memcpy(buf + pos, bad_long_11, sizeof bad_long_11);
+                memset(buf + pos + sizeof bad_long_11, 2, 40);
+                in = guarded_copy(&g, buf, pos + sizeof bad_long_11 + 40);
+                got = k->decode_longs(in, pos + sizeof bad_long_11 + 40, out_l, 200, &consumed);
+                assert_int_equal(got, count);
+                assert_int_equal(consumed, pos);
+                for (i = 0; i < count; i++)
+                    assert_true((uint64_t)avk_zigzag_encode64(out_l[i]) == vals[i]);
+                if (lens[li] <= 5) {
+                    /* The same for ints where the values fit; 5-byte values
+                     * over 32 bits stop the int decoder at the first one. */
+                    size_t fit = 0;
+                    while (fit < count && vals[fit] <= 0xffffffffu)
+                        fit++;
+                    got = k->decode_ints(in, pos + sizeof bad_long_11 + 40, out_i, 200, &consumed);
+                    assert_int_equal(got, fit);
+                }
+                guarded_free(&g);
+                /* Cut inside the last value of the run (values of 2 bytes
+                 * or more): all but the last decode. */
+                if (count > 0 && lens[li] > 1) {
+                    in = guarded_copy(&g, buf, pos - 1);
+                    got = k->decode_longs(in, pos - 1, out_l, 200, &consumed);
+                    assert_int_equal(got, count - 1);
+                    assert_int_equal(consumed, last);
+                    guarded_free(&g);
+                }
+            }
+        }
+    }
+}
+
 /* Stand-ins for the choice rule, so it is tested the same on every
  * architecture: runnable when the CPU field they stand for is set. */
 static int wants_avx512(const avki_cpu *cpu)
@@ -323,6 +399,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_round_trip_every_distribution),
         cmocka_unit_test(test_random_bytes_match_reference),
         cmocka_unit_test(test_malformed_stops_exactly),
+        cmocka_unit_test(test_runs_then_bad_or_cut),
         cmocka_unit_test(test_kernel_choice),
     };
     all_kernels = avki_kernel_table(&n_all);
