@@ -1811,6 +1811,30 @@ static void test_bad_headers(void **state)
             craft_free(&c);
         }
     }
+    /* A value length of 2^40 with max_header_bytes unlimited, from a
+     * stream holding 300 kB of it (the reader's storage grows as they
+     * arrive): TRUNCATED where the file ends, on 32-bit machines too, where
+     * the length is more than size_t holds (the storage's growth was once
+     * computed from it cut to 32 bits). */
+    {
+        char path[64];
+        avk_file_reader_options ro = ropts(0);
+        avk_file_reader *fr = NULL;
+        static uint8_t spaces[300000];
+        ro.max_header_bytes = UINT64_MAX;
+        memset(spaces, ' ', sizeof spaces);
+        craft_meta_start(&c, 1);
+        bb_str(&c.b, "avro.schema");
+        bb_long(&c.b, (int64_t)1 << 40);
+        bb_put(&c.b, "\"long\"", 6);
+        bb_put(&c.b, spaces, sizeof spaces);
+        tmp_path(path);
+        write_whole(path, c.b.p, c.b.len);
+        AVKT_ASSERT_STATUS(avk_file_reader_open_path(path, &ro, &fr, &err), AVK_ERR_TRUNCATED);
+        assert_null(fr);
+        unlink(path);
+        craft_free(&c);
+    }
     craft_meta_start(&c, 1);
     bb_long(&c.b, -11);
     bb_put(&c.b, "avro.schema", 11);
