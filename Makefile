@@ -1,15 +1,19 @@
 # avrokit: `make test` and `make demo` do all the set-up on a fresh Debian machine.
-# Other targets: bench, sanitize, valgrind, fuzz, install-check, clean.
+# Other targets: bench, sanitize, valgrind, fuzz, install-check, clean;
+# test-aarch64 and test-m32 (portable builds: arm64 under qemu, 32-bit x86).
 
 BUILD        ?= build
 ASAN_BUILD   ?= build-asan
 FUZZ_BUILD   ?= build-fuzz
+AARCH64_BUILD ?= build-aarch64
+M32_BUILD    ?= build-m32
 AVROKIT       = $(BUILD)/tools/avrokit/avrokit
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS  ?=
 
-.PHONY: all deps configure build test demo bench sanitize valgrind fuzz install-check clean
+.PHONY: all deps configure build test demo bench sanitize valgrind fuzz install-check clean \
+        test-aarch64 test-m32
 
 all: build
 
@@ -75,5 +79,27 @@ fuzz: deps
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	bash fuzz/run-all.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
+# Portable builds: the library, CLI and whole suite for 64-bit Arm (Debian's
+# cross compiler, every test under qemu-user) and for 32-bit x86 (gcc -m32),
+# against Debian's :arm64 / :i386 packages of the dependencies. No benchmarks.
+# The last lines say which kernels ran there (the portable scalar one).
+PORT_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAVK_WERROR=ON -DAVK_BUILD_BENCH=OFF
+
+test-aarch64:
+	@bash tools/install-deps.sh aarch64
+	cmake -S . -B $(AARCH64_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+	  $(PORT_FLAGS) $(CMAKE_FLAGS)
+	cmake --build $(AARCH64_BUILD) -j $(JOBS)
+	ctest --test-dir $(AARCH64_BUILD) --output-on-failure -j $(JOBS); rc=$$?; \
+	  $(AARCH64_BUILD)/emulated/avrokit_cli --version | sed -n '2,3p'; exit $$rc
+
+test-m32:
+	@bash tools/install-deps.sh m32
+	cmake -S . -B $(M32_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/i686-m32.cmake \
+	  $(PORT_FLAGS) $(CMAKE_FLAGS)
+	cmake --build $(M32_BUILD) -j $(JOBS)
+	ctest --test-dir $(M32_BUILD) --output-on-failure -j $(JOBS); rc=$$?; \
+	  $(M32_BUILD)/tools/avrokit/avrokit --version | sed -n '2,3p'; exit $$rc
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(AARCH64_BUILD) $(M32_BUILD)
