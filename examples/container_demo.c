@@ -57,8 +57,7 @@ static int write_all(const avk_schema *schema, const avk_value *recs, size_t n, 
     avk_file_writer *fw;
     avk_file_writer_stats st;
     avk_error err;
-    memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
+    avk_file_writer_options_init(&o);
     o.codec = c;
     out->len = 0;
     if (avk_file_writer_open_sink(membuf_sink, out, schema, &o, &fw, &err) != AVK_OK)
@@ -122,8 +121,7 @@ int main(int argc, char **argv)
     /* Every record is kept, so strings are copied into the arena: views of
      * the reader's block buffer would last only until the next block. */
     avk_file_reader_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.struct_size = sizeof ro;
+    avk_file_reader_options_init(&ro);
     ro.plan_flags = AVK_PLAN_COPY_STRINGS;
     if (avk_file_reader_open_path(argv[1], &ro, &fr, &err) != AVK_OK)
         return fail(argv[1], &err);

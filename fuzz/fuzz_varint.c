@@ -6,13 +6,9 @@
 #include "fuzz.h"
 #include "varint/kernels.h"
 
-static const avki_kernels *const kernels[] = {
-    &avki_kernels_scalar,
-    &avki_kernels_bmi2,
-    &avki_kernels_avx512,
-    &avki_kernels_avx2,
-};
-#define KERNEL_COUNT (sizeof kernels / sizeof kernels[0])
+/* Every kernel built here (kernel_list.h); those this CPU cannot run are passed over. */
+static const avki_kernels *const *kernels;
+static size_t kernel_count;
 
 /* What avk_varint_explain must say about a varint the reference rejects:
  * TRUNCATED when every byte present continues and fewer than the maximum
@@ -159,7 +155,7 @@ static void check_encode(const int64_t *longs, const int32_t *ints, size_t n)
     AVKF_CHECK(avki_ref_decode_longs(ref, rlen, back, n, &consumed) == n && consumed == rlen,
                "reference round trip");
     AVKF_CHECK(n == 0 || memcmp(back, longs, n * sizeof *longs) == 0, "reference round trip values");
-    for (j = 0; j < KERNEL_COUNT; j++) {
+    for (j = 0; j < kernel_count; j++) {
         const avki_kernels *k = kernels[j];
         uint8_t *out;
         size_t olen;
@@ -177,7 +173,7 @@ static void check_encode(const int64_t *longs, const int32_t *ints, size_t n)
         slen += avk_varint_encode_int(single + slen, ints[i]);
     AVKF_CHECK(slen == rlen && memcmp(single, ref, rlen) == 0, "single encode_int differs");
     AVKF_CHECK(avk_varint_size_ints(ints, n) == rlen, "avk_varint_size_ints");
-    for (j = 0; j < KERNEL_COUNT; j++) {
+    for (j = 0; j < kernel_count; j++) {
         const avki_kernels *k = kernels[j];
         uint8_t *out;
         size_t olen;
@@ -200,13 +196,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len, j, n_first, count, consumed;
     int64_t *longs;
     int32_t *ints;
+    if (!kernels)
+        kernels = avki_kernel_table(&kernel_count);
     if (size == 0)
         return 0;
     n_first = data[0];
     in = data + 1;
     len = size - 1;
 
-    for (j = 0; j < KERNEL_COUNT; j++) {
+    for (j = 0; j < kernel_count; j++) {
         if (!kernels[j]->runnable(avki_cpu_get()))
             continue;
         check_decode(kernels[j], in, len, n_first);

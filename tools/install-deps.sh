@@ -1,18 +1,50 @@
 #!/usr/bin/env bash
 # Installs the Debian packages avrokit builds, tests and benchmarks with, if any are missing.
 # Runs as root or through sudo; does nothing when everything is present.
+#   tools/install-deps.sh           the native build, tests, fuzzing and benchmarks
+#   tools/install-deps.sh aarch64   the arm64 cross build and qemu for its tests (make test-aarch64)
+#   tools/install-deps.sh m32       the 32-bit x86 build, gcc -m32 (make test-m32)
 set -euo pipefail
+mode=${1:-native}
 
-PACKAGES=(
-  cmake make gcc g++ pkg-config python3          # build
-  libcmocka-dev                                  # tests
-  clang libclang-rt-14-dev llvm valgrind         # fuzzing, sanitizers, memcheck
-  libbenchmark-dev libavro-dev                   # benchmarks and the avro-c peer
-  libcjson-dev libdeflate-dev libzstd-dev libsnappy-dev libbz2-dev liblzma-dev nettle-dev
-  # interop peers (tests/interop/peers_test.py): avro-c's avrocat/avromod, and python3-avro
-  # with the modules that give it the snappy and zstandard codecs
-  avro-bin python3-avro python3-snappy python3-zstandard
-)
+# The libraries the library and its tests link: native, or :arm64 / :i386
+# through Debian's multiarch.
+LIBS=(libcmocka-dev libcjson-dev libdeflate-dev libzstd-dev libsnappy-dev libbz2-dev liblzma-dev
+      nettle-dev)
+# interop peers (tests/interop/peers_test.py): avro-c's avrocat/avromod, and python3-avro
+# with the modules that give it the snappy and zstandard codecs. Build-machine
+# programs in every mode: cross builds run them against the emulated library.
+PEERS=(avro-bin python3-avro python3-snappy python3-zstandard)
+BUILD=(cmake make gcc g++ pkg-config python3)
+foreign=""
+
+case "$mode" in
+  native)
+    PACKAGES=(
+      "${BUILD[@]}" "${LIBS[@]}" "${PEERS[@]}"
+      clang libclang-rt-14-dev llvm valgrind       # fuzzing, sanitizers, memcheck
+      libbenchmark-dev libavro-dev                 # benchmarks and the avro-c peer
+    )
+    ;;
+  aarch64)
+    foreign=arm64
+    PACKAGES=("${BUILD[@]}" "${PEERS[@]}" gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
+              libc6-dev-arm64-cross qemu-user-static)
+    for p in "${LIBS[@]}"; do PACKAGES+=("$p:arm64"); done
+    ;;
+  m32)
+    # What gcc-multilib and g++-multilib bring for -m32, without them: Debian
+    # has gcc-multilib conflict with the cross compilers (gcc-aarch64-linux-gnu),
+    # and both builds should fit on one machine.
+    foreign=i386
+    PACKAGES=("${BUILD[@]}" "${PEERS[@]}" lib32gcc-12-dev lib32stdc++-12-dev libc6-dev-i386)
+    for p in "${LIBS[@]}"; do PACKAGES+=("$p:i386"); done
+    ;;
+  *)
+    echo "usage: install-deps.sh [native|aarch64|m32]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -31,5 +63,8 @@ if [ "$(id -u)" -ne 0 ]; then
   fi
 fi
 export DEBIAN_FRONTEND=noninteractive
+if [ -n "$foreign" ] && ! dpkg --print-foreign-architectures | grep -qx "$foreign"; then
+  $SUDO dpkg --add-architecture "$foreign"
+fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

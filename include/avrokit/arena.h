@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "avrokit/alloc.h"
 #include "avrokit/status.h"
@@ -27,6 +28,19 @@ typedef struct avk_arena_options {
                              (the caller's first block not counted); 0 means no limit */
     const avk_allocator *allocator; /* NULL means the C library */
 } avk_arena_options;
+
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_arena_options o;
+ *     avk_arena_options_init(&o);
+ */
+static inline void avk_arena_options_init(avk_arena_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
 
 /* A new, empty arena (the arena object itself comes from the allocator).
  * opts may be NULL. Returns AVK_OK, AVK_ERR_NO_MEMORY or

@@ -2,6 +2,8 @@
 #ifndef AVROKIT_AVRO_JSON_H
 #define AVROKIT_AVRO_JSON_H
 
+#include <string.h>
+
 #include "avrokit/plan.h"
 #include "avrokit/status.h"
 #include "avrokit/value.h"
@@ -25,6 +27,19 @@ typedef struct avk_json_write_options {
                            level, as the binary decoder counts); 0 means
                            AVK_DEFAULT_MAX_DEPTH */
 } avk_json_write_options;
+
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_json_write_options o;
+ *     avk_json_write_options_init(&o);
+ */
+static inline void avk_json_write_options_init(avk_json_write_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
 
 /* Writes v in the Avro JSON encoding of the specification: records and
  * maps as objects (fields in schema order, map entries in order), arrays
@@ -103,6 +118,19 @@ typedef struct avk_json_read_options {
     uint64_t column; /* column (bytes) on that line, from 1; 0 means 1 */
 } avk_json_read_options;
 
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_json_read_options o;
+ *     avk_json_read_options_init(&o);
+ */
+static inline void avk_json_read_options_init(avk_json_read_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
+
 /* Reads one value of type t from the Avro JSON text json[0..len) (as
  * avk_value_write_json writes it: unions as null or {"<branch name>":
  * value}, where a named branch may also be given by its simple name;
@@ -139,15 +167,22 @@ typedef struct avk_json_read_options {
  *   0, NULL used with AVK_JSON_FIRST_VALUE, a bad struct_size.
  * On error *out is unspecified; what the arena gave stays there.
  *
- * Reading a stream of values (one per line or not, pretty-printed or not):
+ * Reading a stream of values (one per line or not, pretty-printed or not),
+ * buf holding the n bytes read and not yet used:
  *
  *     o.flags = AVK_JSON_FIRST_VALUE | (at_eof ? AVK_JSON_LAST_TEXT : 0);
  *     st = avk_value_read_json_opts(t, buf, n, &o, arena, &v, &used, &err);
- *     if (st == AVK_OK)                 use v; drop buf[0..used), moving
- *                                       o.offset, o.line, o.column on
- *     else if (st == AVK_ERR_TRUNCATED) drop buf[0..used); done if at_eof,
- *                                       else read more and call again
- *     else                              report err.message
+ *     if (st == AVK_OK)
+ *         use(&v);
+ *     if (st == AVK_OK || st == AVK_ERR_TRUNCATED) {
+ *         // drop buf[0..used); the caller moves o.offset, o.line and
+ *         // o.column past those bytes. TRUNCATED: done if at_eof, else
+ *         // read more and call again.
+ *         memmove(buf, buf + used, n - used);
+ *         n -= used;
+ *     } else {
+ *         fprintf(stderr, "%s\n", err.message);
+ *     }
  */
 avk_status avk_value_read_json_opts(const avk_type *t, const char *json, size_t len,
                                     const avk_json_read_options *opts, avk_arena *arena,

@@ -72,7 +72,8 @@ void avk_buffer_destroy(avk_buffer *buf);
  * the codec, e.g. snappy's 4 GiB); AVK_ERR_CODEC (the library failed).
  * On failure out->len is 0. Thread safety: distinct buffers may be used by
  * distinct threads at once. Each call creates and frees the codec library's
- * own state (see src/codec/codec_internal.h for why). */
+ * own state: to compress or decompress block after block, keep an
+ * avk_codec_ctx instead. */
 avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t len,
                               avk_buffer *out, avk_error *err);
 
@@ -91,6 +92,37 @@ avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t 
  * On failure out->len is 0. */
 avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len, size_t max_out,
                                 avk_buffer *out, avk_error *err);
+
+/* Codec library state kept from call to call: a libdeflate compressor and
+ * decompressor, zstd compression and decompression contexts, made on first
+ * use and reused, so a block costs no set-up (a libdeflate compressor takes
+ * up to about 1 MB to make at high levels, a zstd context a few hundred
+ * KB). The container writer and reader keep one per thread that
+ * compresses or decompresses. A context belongs to one thread at a time.
+ *
+ * Memory: zstd's contexts, and libbz2's and liblzma's working memory (also
+ * in the one-shot calls, through the buffer's allocator), come from the
+ * allocator given here. Two codecs cannot use it: libdeflate (1.14 has only
+ * a process-wide allocator hook, which a library must not take over) and
+ * snappy (its C interface allocates with C++ new) take theirs from the C
+ * library; libdeflate's is kept in the context, snappy's lasts one call. */
+typedef struct avk_codec_ctx avk_codec_ctx;
+
+/* Makes an empty context (the codec libraries' state comes on first use).
+ * alloc NULL means the C library; it is copied. Returns AVK_OK,
+ * AVK_ERR_NO_MEMORY or AVK_ERR_INVALID_ARGUMENT (NULL out). */
+avk_status avk_codec_ctx_new(const avk_allocator *alloc, avk_codec_ctx **out, avk_error *err);
+
+/* Frees the context and the library state it holds. NULL is ignored. */
+void avk_codec_ctx_free(avk_codec_ctx *ctx);
+
+/* avk_codec_compress and avk_codec_decompress (same arguments, statuses and
+ * limits) keeping the codec library's state in ctx; ctx NULL is the
+ * one-shot call. */
+avk_status avk_codec_ctx_compress(avk_codec_ctx *ctx, avk_codec c, int level, const uint8_t *in,
+                                  size_t len, avk_buffer *out, avk_error *err);
+avk_status avk_codec_ctx_decompress(avk_codec_ctx *ctx, avk_codec c, const uint8_t *in,
+                                    size_t len, size_t max_out, avk_buffer *out, avk_error *err);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "avrokit/alloc.h"
 #include "avrokit/arena.h"
@@ -88,6 +89,19 @@ typedef struct avk_file_reader_options {
                                   default. */
 } avk_file_reader_options;
 
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_file_reader_options o;
+ *     avk_file_reader_options_init(&o);
+ */
+static inline void avk_file_reader_options_init(avk_file_reader_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
+
 /* Threads. A reader belongs to one thread at a time, with or without
  * options.threads; its calls, on_skip included, run on the caller's thread.
  * With threads = N > 1 and a file whose codec is not null, the first
@@ -138,7 +152,7 @@ typedef struct avk_file_reader_options {
  *
  *     avk_file_reader *fr;
  *     if (avk_file_reader_open_path("data.avro", NULL, &fr, &err) != AVK_OK) ...
- *     avk_arena *arena;  avk_arena_new(NULL, &arena);
+ *     avk_arena *arena;  avk_arena_new(NULL, &arena, &err);
  *     avk_value v;  int more;
  *     while (avk_file_reader_next(fr, arena, &v, &more, &err) == AVK_OK && more) {
  *         use(&v);
@@ -321,6 +335,19 @@ typedef struct avk_file_writer_options {
                                    pass offsetof(avk_file_writer_options,
                                    threads) as struct_size: accepted, 0. */
 } avk_file_writer_options;
+
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_file_writer_options o;
+ *     avk_file_writer_options_init(&o);
+ */
+static inline void avk_file_writer_options_init(avk_file_writer_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
 
 /* Compression threads (threads = N > 1, any codec but null): N - 1 worker
  * threads (POSIX threads) compress full blocks while the caller encodes the

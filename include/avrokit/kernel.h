@@ -8,10 +8,10 @@
 extern "C" {
 #endif
 
-/* Name of the kernel that bulk calls use: "avx512", "avx2", "bmi2" or
- * "scalar". The first call resolves the choice: the best kernel this CPU
- * runs well (avx2 needs no BMI2, so it serves Zen 1/2 and Haswell), or the
- * one named by the environment variable AVK_KERNEL when the CPU can
+/* Name of the kernel that bulk calls use: one of avk_kernel_name_at()'s
+ * ("avx512", "avx2" and "bmi2" on x86-64; "scalar" everywhere).
+ * The first call resolves the choice: the best kernel this CPU runs well,
+ * or the one named by the environment variable AVK_KERNEL when the CPU can
  * run it (an unknown or unrunnable name falls back to the automatic choice,
  * and this function then tells which kernel really runs). Thread-safe. */
 const char *avk_kernel_name(void);

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "avrokit/arena.h"
 #include "avrokit/reader.h"
@@ -56,6 +57,19 @@ typedef struct avk_plan_options {
     size_t block_items;   /* encode: items per array/map block; 0 means one block */
     const avk_allocator *allocator; /* NULL means the C library */
 } avk_plan_options;
+
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_plan_options o;
+ *     avk_plan_options_init(&o);
+ */
+static inline void avk_plan_options_init(avk_plan_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
 
 /* Compiles the type t (usually avk_schema_root). opts may be NULL. Returns
  * AVK_OK, AVK_ERR_NO_MEMORY, AVK_ERR_LIMIT (over 2^32 types or a fixed

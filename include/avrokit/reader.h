@@ -33,6 +33,19 @@ typedef struct avk_reader_options {
     const avk_allocator *allocator; /* NULL means the C library */
 } avk_reader_options;
 
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_reader_options o;
+ *     avk_reader_options_init(&o);
+ */
+static inline void avk_reader_options_init(avk_reader_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
+
 /* The reader lives in caller storage. Only pos and end may be read by
  * callers (the unread bytes of the buffer); the rest is private. */
 typedef struct avk_reader {

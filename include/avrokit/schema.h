@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "avrokit/alloc.h"
 #include "avrokit/status.h"
@@ -69,6 +70,19 @@ typedef struct avk_schema_options {
     size_t max_memory;    /* bytes the parsed schema may use; 0 means 256 MiB */
     const avk_allocator *allocator; /* NULL means the C library */
 } avk_schema_options;
+
+/* Sets every field of *o to its default (zero: the library's defaults) and
+ * struct_size to sizeof *o as this header defines it. Inline, so the size
+ * is the caller's: the idiom that compiles without warnings:
+ *
+ *     avk_schema_options o;
+ *     avk_schema_options_init(&o);
+ */
+static inline void avk_schema_options_init(avk_schema_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
 
 /* Parses and validates a schema from JSON text json[0..len) (a JSON
  * string naming a primitive or a defined type, an object, or an array for

@@ -1,4 +1,5 @@
 /* Binary decoder: runs a plan over a reader with an explicit stack (no recursion), building values in an arena, checking every length first. */
+#include <stdint.h>
 #include <string.h>
 
 #include "binary/decode_ctx.h"
@@ -9,6 +10,21 @@
 #include "varint/varint_word.h"
 
 /* ---- leaves -------------------------------------------------------------------- */
+
+#if SIZE_MAX < UINT64_MAX
+/* Cold, 32-bit processes only: a stream payload of n bytes, more than
+ * size_t holds (with its NUL), with max_bytes raised past 4 GiB. The stream
+ * is read as far as it goes, so input that ends first gets TRUNCATED as on
+ * a 64-bit machine, and input that holds them all gets the out of memory
+ * error a 64-bit machine gives once the arena cannot grow further. */
+static avk_status length_past_size_max(dctx *c, uint64_t n, uint64_t off, const char *what)
+{
+    AVK_TRY(avk_reader_skip(c->r, n, c->err));
+    return avki_decode_fail(c->err, AVK_ERR_NO_MEMORY, off,
+                            "%s of %llu bytes is more than this process can hold", what,
+                            (unsigned long long)n);
+}
+#endif
 
 /* Reads a length (string, bytes, map key) and checks it: not negative,
  * within max_bytes, and within the input for a memory reader. */
@@ -22,6 +38,10 @@ AVK_INLINE avk_status read_length(dctx *c, uint64_t *len, uint64_t off, const ch
         return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
                                 "%s length %lld but only %zu bytes remain", what, (long long)n,
                                 (size_t)(r->end - r->pos));
+#if SIZE_MAX < UINT64_MAX
+    if (AVK_UNLIKELY((uint64_t)n >= SIZE_MAX))
+        return length_past_size_max(c, (uint64_t)n, off, what);
+#endif
     *len = (uint64_t)n;
     return AVK_OK;
 }

@@ -214,10 +214,13 @@ AVK_INLINE avk_status encode_leaf(ectx *c, const avki_step *s, const avk_value *
         return avk_writer_write_int(c->w, v->u.i, c->err);
     case AVKI_OP_LONG:
         return avk_writer_write_long(c->w, v->u.l, c->err);
+    /* The value's bytes, not the value: on 32-bit x86 a float or double
+     * passed by value may go through an x87 register, which turns a
+     * signalling NaN into a quiet one. */
     case AVKI_OP_FLOAT:
-        return avk_writer_write_float(c->w, v->u.f, c->err);
+        return avk_writer_write_raw(c->w, &v->u.f, sizeof v->u.f, c->err);
     case AVKI_OP_DOUBLE:
-        return avk_writer_write_double(c->w, v->u.d, c->err);
+        return avk_writer_write_raw(c->w, &v->u.d, sizeof v->u.d, c->err);
     case AVKI_OP_STRING:
         return write_bytes(c, &v->u.bytes, "string");
     case AVKI_OP_BYTES:

@@ -130,8 +130,21 @@ void avki_codec_lib_free(avk_allocator *a, void *p)
     a->free(a->ctx, h, sizeof(lib_header) + h->size);
 }
 
-avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t len,
-                              avk_buffer *out, avk_error *err)
+void avki_codec_state_init(avki_codec_state *s, const avk_allocator *alloc)
+{
+    memset(s, 0, sizeof *s);
+    s->alloc = avki_allocator_or_libc(alloc);
+}
+
+void avki_codec_state_destroy(avki_codec_state *s)
+{
+    avki_deflate_state_free(s);
+    avki_zstd_state_free(s);
+}
+
+avk_status avki_codec_compress_with(avki_codec_state *s, avk_codec c, int level,
+                                    const uint8_t *in, size_t len, avk_buffer *out,
+                                    avk_error *err)
 {
     avk_status st;
     if (!out || (!in && len))
@@ -148,9 +161,9 @@ avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t 
             out->len = len;
         }
         break;
-    case AVK_CODEC_DEFLATE: st = avki_deflate_compress(level, in, len, out, err); break;
+    case AVK_CODEC_DEFLATE: st = avki_deflate_compress(s, level, in, len, out, err); break;
     case AVK_CODEC_SNAPPY: st = avki_snappy_compress(in, len, out, err); break;
-    case AVK_CODEC_ZSTANDARD: st = avki_zstd_compress(level, in, len, out, err); break;
+    case AVK_CODEC_ZSTANDARD: st = avki_zstd_compress(s, level, in, len, out, err); break;
     case AVK_CODEC_BZIP2: st = avki_bzip2_compress(level, in, len, out, err); break;
     case AVK_CODEC_XZ: st = avki_xz_compress(level, in, len, out, err); break;
     default:
@@ -162,8 +175,9 @@ avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t 
     return st;
 }
 
-avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len, size_t max_out,
-                                avk_buffer *out, avk_error *err)
+avk_status avki_codec_decompress_with(avki_codec_state *s, avk_codec c, const uint8_t *in,
+                                      size_t len, size_t max_out, avk_buffer *out,
+                                      avk_error *err)
 {
     avk_status st;
     if (!out || (!in && len))
@@ -184,9 +198,9 @@ avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len, size
             out->len = len;
         }
         break;
-    case AVK_CODEC_DEFLATE: st = avki_deflate_decompress(in, len, max_out, out, err); break;
+    case AVK_CODEC_DEFLATE: st = avki_deflate_decompress(s, in, len, max_out, out, err); break;
     case AVK_CODEC_SNAPPY: st = avki_snappy_decompress(in, len, max_out, out, err); break;
-    case AVK_CODEC_ZSTANDARD: st = avki_zstd_decompress(in, len, max_out, out, err); break;
+    case AVK_CODEC_ZSTANDARD: st = avki_zstd_decompress(s, in, len, max_out, out, err); break;
     case AVK_CODEC_BZIP2: st = avki_bzip2_decompress(in, len, max_out, out, err); break;
     case AVK_CODEC_XZ: st = avki_xz_decompress(in, len, max_out, out, err); break;
     default:
@@ -196,4 +210,76 @@ avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len, size
     if (st != AVK_OK)
         out->len = 0;
     return st;
+}
+
+/* One-shot calls: library state for this call only, on out's allocator. */
+avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t len,
+                              avk_buffer *out, avk_error *err)
+{
+    avki_codec_state s;
+    avk_status st;
+    avki_codec_state_init(&s, out ? &out->alloc : NULL);
+    st = avki_codec_compress_with(&s, c, level, in, len, out, err);
+    avki_codec_state_destroy(&s);
+    return st;
+}
+
+avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len, size_t max_out,
+                                avk_buffer *out, avk_error *err)
+{
+    avki_codec_state s;
+    avk_status st;
+    avki_codec_state_init(&s, out ? &out->alloc : NULL);
+    st = avki_codec_decompress_with(&s, c, in, len, max_out, out, err);
+    avki_codec_state_destroy(&s);
+    return st;
+}
+
+/* ---- avk_codec_ctx: a state the caller keeps -------------------------------- */
+
+struct avk_codec_ctx {
+    avki_codec_state state;
+};
+
+avk_status avk_codec_ctx_new(const avk_allocator *alloc, avk_codec_ctx **out, avk_error *err)
+{
+    avk_allocator a = avki_allocator_or_libc(alloc);
+    avk_codec_ctx *ctx;
+    if (!out)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_codec_ctx_new: NULL out");
+    *out = NULL;
+    ctx = (avk_codec_ctx *)a.alloc(a.ctx, sizeof *ctx);
+    if (!ctx)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                              "out of memory for a codec context");
+    avki_codec_state_init(&ctx->state, &a);
+    *out = ctx;
+    return AVK_OK;
+}
+
+void avk_codec_ctx_free(avk_codec_ctx *ctx)
+{
+    avk_allocator a;
+    if (!ctx)
+        return;
+    a = ctx->state.alloc;
+    avki_codec_state_destroy(&ctx->state);
+    a.free(a.ctx, ctx, sizeof *ctx);
+}
+
+avk_status avk_codec_ctx_compress(avk_codec_ctx *ctx, avk_codec c, int level, const uint8_t *in,
+                                  size_t len, avk_buffer *out, avk_error *err)
+{
+    if (!ctx)
+        return avk_codec_compress(c, level, in, len, out, err);
+    return avki_codec_compress_with(&ctx->state, c, level, in, len, out, err);
+}
+
+avk_status avk_codec_ctx_decompress(avk_codec_ctx *ctx, avk_codec c, const uint8_t *in,
+                                    size_t len, size_t max_out, avk_buffer *out, avk_error *err)
+{
+    if (!ctx)
+        return avk_codec_decompress(c, in, len, max_out, out, err);
+    return avki_codec_decompress_with(&ctx->state, c, in, len, max_out, out, err);
 }

@@ -4,8 +4,18 @@
 #include "codec/codec_internal.h"
 #include "common/error.h"
 
-avk_status avki_deflate_compress(int level, const uint8_t *in, size_t len, avk_buffer *out,
-                                 avk_error *err)
+void avki_deflate_state_free(avki_codec_state *s)
+{
+    if (s->deflate_c)
+        libdeflate_free_compressor(s->deflate_c);
+    if (s->deflate_d)
+        libdeflate_free_decompressor(s->deflate_d);
+    s->deflate_c = NULL;
+    s->deflate_d = NULL;
+}
+
+avk_status avki_deflate_compress(avki_codec_state *s, int level, const uint8_t *in, size_t len,
+                                 avk_buffer *out, avk_error *err)
 {
     struct libdeflate_compressor *c;
     size_t bound, n;
@@ -15,10 +25,18 @@ avk_status avki_deflate_compress(int level, const uint8_t *in, size_t len, avk_b
     if (level < 1 || level > 12)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "deflate level %d is not within 1-12", level);
-    c = libdeflate_alloc_compressor(level);
-    if (!c)
-        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
-                              "out of memory for a deflate compressor");
+    if (s->deflate_c && s->deflate_level != level) {
+        libdeflate_free_compressor(s->deflate_c);
+        s->deflate_c = NULL;
+    }
+    if (!s->deflate_c) {
+        s->deflate_c = libdeflate_alloc_compressor(level);
+        if (!s->deflate_c)
+            return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                                  "out of memory for a deflate compressor");
+        s->deflate_level = level;
+    }
+    c = s->deflate_c;
     bound = libdeflate_deflate_compress_bound(c, len);
     st = avki_buffer_reserve(out, bound, 0, err);
     if (st == AVK_OK) {
@@ -29,22 +47,24 @@ avk_status avki_deflate_compress(int level, const uint8_t *in, size_t len, avk_b
         else
             out->len = n;
     }
-    libdeflate_free_compressor(c);
     return st;
 }
 
-avk_status avki_deflate_decompress(const uint8_t *in, size_t len, size_t max_out,
-                                   avk_buffer *out, avk_error *err)
+avk_status avki_deflate_decompress(avki_codec_state *s, const uint8_t *in, size_t len,
+                                   size_t max_out, avk_buffer *out, avk_error *err)
 {
     struct libdeflate_decompressor *d;
     enum libdeflate_result r;
     size_t cap, got = 0;
     avk_status st = AVK_OK;
 
-    d = libdeflate_alloc_decompressor();
-    if (!d)
-        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
-                              "out of memory for a deflate decompressor");
+    if (!s->deflate_d) {
+        s->deflate_d = libdeflate_alloc_decompressor();
+        if (!s->deflate_d)
+            return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                                  "out of memory for a deflate decompressor");
+    }
+    d = s->deflate_d;
     /* The size is not stored: guess 4x the input, and on
      * INSUFFICIENT_SPACE quadruple and decode again, up to max_out. Only the
      * final try's buffer is kept (free + alloc, no copy). */
@@ -77,6 +97,5 @@ avk_status avki_deflate_decompress(const uint8_t *in, size_t len, size_t max_out
                             "corrupt or truncated deflate stream (%zu bytes)", len);
         break;
     }
-    libdeflate_free_decompressor(d);
     return st;
 }

@@ -3,13 +3,12 @@
 #define AVK_CODEC_CODEC_INTERNAL_H
 
 #include "avrokit/codec.h"
+#include "codec/codec_state.h"
 
-/* Design note: each call creates the codec library's state and frees it
- * again (libdeflate compressor ~ 1 MB at high levels, zstd contexts). That
- * keeps the API one-shot and the buffer the only reusable object; the
- * container writer of issue 5 can add an avk_codec_ctx caching
- * libdeflate/zstd contexts if its benchmarks show the setup cost matters.
- * Per-call state also means distinct threads never share anything. */
+/* Library state lives in an avki_codec_state (codec_state.h): writers,
+ * readers and each of their worker threads keep one, so a block costs no
+ * context set-up; the one-shot avk_codec_compress/decompress use a state
+ * for one call. */
 
 /* The buffer may grow beyond max_out by at most this much (a codec's own
  * look-ahead needs a little room to notice that the output goes on). */
@@ -30,17 +29,19 @@ avk_status avki_buffer_grow_bounded(avk_buffer *out, size_t limit, avk_error *er
 void *avki_codec_lib_alloc(avk_allocator *a, size_t size);
 void avki_codec_lib_free(avk_allocator *a, void *p);
 
-avk_status avki_deflate_compress(int level, const uint8_t *in, size_t len, avk_buffer *out,
-                                 avk_error *err);
-avk_status avki_deflate_decompress(const uint8_t *in, size_t len, size_t max_out,
-                                   avk_buffer *out, avk_error *err);
+avk_status avki_deflate_compress(avki_codec_state *s, int level, const uint8_t *in, size_t len,
+                                 avk_buffer *out, avk_error *err);
+avk_status avki_deflate_decompress(avki_codec_state *s, const uint8_t *in, size_t len,
+                                   size_t max_out, avk_buffer *out, avk_error *err);
+void avki_deflate_state_free(avki_codec_state *s);
 avk_status avki_snappy_compress(const uint8_t *in, size_t len, avk_buffer *out, avk_error *err);
 avk_status avki_snappy_decompress(const uint8_t *in, size_t len, size_t max_out,
                                   avk_buffer *out, avk_error *err);
-avk_status avki_zstd_compress(int level, const uint8_t *in, size_t len, avk_buffer *out,
-                              avk_error *err);
-avk_status avki_zstd_decompress(const uint8_t *in, size_t len, size_t max_out, avk_buffer *out,
-                                avk_error *err);
+avk_status avki_zstd_compress(avki_codec_state *s, int level, const uint8_t *in, size_t len,
+                              avk_buffer *out, avk_error *err);
+avk_status avki_zstd_decompress(avki_codec_state *s, const uint8_t *in, size_t len,
+                                size_t max_out, avk_buffer *out, avk_error *err);
+void avki_zstd_state_free(avki_codec_state *s);
 avk_status avki_bzip2_compress(int level, const uint8_t *in, size_t len, avk_buffer *out,
                                avk_error *err);
 avk_status avki_bzip2_decompress(const uint8_t *in, size_t len, size_t max_out,

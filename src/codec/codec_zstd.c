@@ -1,12 +1,43 @@
 /* The zstandard codec through libzstd: one-shot when frames state their size, streaming and bounded otherwise. */
+/* ZSTD_createCCtx_advanced and ZSTD_customMem (contexts on the caller's
+ * allocator) are in zstd.h's static-linking section; libzstd exports them
+ * from the shared library too, and they have been stable since 1.0. */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #include <zstd_errors.h>
 
 #include "codec/codec_internal.h"
 #include "common/error.h"
 
-avk_status avki_zstd_compress(int level, const uint8_t *in, size_t len, avk_buffer *out,
-                              avk_error *err)
+static void *zstd_alloc(void *opaque, size_t size)
+{
+    return avki_codec_lib_alloc((avk_allocator *)opaque, size);
+}
+
+static void zstd_free(void *opaque, void *p)
+{
+    avki_codec_lib_free((avk_allocator *)opaque, p);
+}
+
+static ZSTD_customMem custom_mem(avki_codec_state *s)
+{
+    ZSTD_customMem m;
+    m.customAlloc = zstd_alloc;
+    m.customFree = zstd_free;
+    m.opaque = &s->alloc;
+    return m;
+}
+
+void avki_zstd_state_free(avki_codec_state *s)
+{
+    ZSTD_freeCCtx(s->zstd_c); /* NULL is fine */
+    ZSTD_freeDCtx(s->zstd_d);
+    s->zstd_c = NULL;
+    s->zstd_d = NULL;
+}
+
+avk_status avki_zstd_compress(avki_codec_state *s, int level, const uint8_t *in, size_t len,
+                              avk_buffer *out, avk_error *err)
 {
     size_t bound, n;
     if (level == 0)
@@ -20,9 +51,17 @@ avk_status avki_zstd_compress(int level, const uint8_t *in, size_t len, avk_buff
         return avki_error_set(err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
                               "zstandard cannot compress %zu bytes in one block", len);
     AVK_TRY(avki_buffer_reserve(out, bound, 0, err));
-    /* ZSTD_compress writes the content size into the frame, so readers
-     * (ours included) can check it against their limit before allocating. */
-    n = ZSTD_compress(out->data, out->cap, in, len, level);
+    if (!s->zstd_c) {
+        s->zstd_c = ZSTD_createCCtx_advanced(custom_mem(s));
+        if (!s->zstd_c)
+            return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                                  "out of memory for a zstandard compressor");
+    }
+    /* Like ZSTD_compress, ZSTD_compressCCtx (which resets the context's
+     * parameters to the level's) writes the content size into the frame,
+     * so readers (ours included) can check it against their limit before
+     * allocating. */
+    n = ZSTD_compressCCtx(s->zstd_c, out->data, out->cap, in, len, level);
     if (ZSTD_isError(n)) {
         if (ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation)
             return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
@@ -69,8 +108,8 @@ static size_t total_content_size(const uint8_t *in, size_t len, int *known)
     return total;
 }
 
-avk_status avki_zstd_decompress(const uint8_t *in, size_t len, size_t max_out, avk_buffer *out,
-                                avk_error *err)
+avk_status avki_zstd_decompress(avki_codec_state *s, const uint8_t *in, size_t len,
+                                size_t max_out, avk_buffer *out, avk_error *err)
 {
     ZSTD_DCtx *d;
     ZSTD_inBuffer ib;
@@ -87,10 +126,16 @@ avk_status avki_zstd_decompress(const uint8_t *in, size_t len, size_t max_out, a
         return avki_error_set(err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
                               "zstandard block claims %zu bytes, more than the %zu-byte limit",
                               total, max_out);
-    d = ZSTD_createDCtx();
-    if (!d)
-        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
-                              "out of memory for a zstandard decompressor");
+    if (!s->zstd_d) {
+        s->zstd_d = ZSTD_createDCtx_advanced(custom_mem(s));
+        if (!s->zstd_d)
+            return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                                  "out of memory for a zstandard decompressor");
+    }
+    d = s->zstd_d;
+    /* A kept context may hold a half-read stream and the last block's
+     * window limit: start clean. */
+    ZSTD_DCtx_reset(d, ZSTD_reset_session_and_parameters);
     if (known) {
         /* One shot into exactly the stated size: no window buffer. */
         st = avki_buffer_reserve(out, total ? total : 1, 0, err);
@@ -101,7 +146,6 @@ avk_status avki_zstd_decompress(const uint8_t *in, size_t len, size_t max_out, a
             else
                 out->len = r;
         }
-        ZSTD_freeDCtx(d);
         return st;
     }
     /* Streaming. The window never needs to exceed what we may output, but
@@ -110,10 +154,8 @@ avk_status avki_zstd_decompress(const uint8_t *in, size_t len, size_t max_out, a
     for (wlog = 23; wlog < 27 && ((size_t)1 << wlog) < max_out; wlog++)
         ;
     r = ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, wlog);
-    if (ZSTD_isError(r)) {
-        ZSTD_freeDCtx(d);
+    if (ZSTD_isError(r))
         return zstd_fail(err, r);
-    }
     limit = max_out > SIZE_MAX - AVKI_CODEC_SLACK ? SIZE_MAX : max_out + AVKI_CODEC_SLACK;
     out->len = 0;
     ib.src = in;
@@ -154,6 +196,5 @@ avk_status avki_zstd_decompress(const uint8_t *in, size_t len, size_t max_out, a
             break;
         }
     }
-    ZSTD_freeDCtx(d);
     return st;
 }

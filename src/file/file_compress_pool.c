@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "codec/codec_state.h"
 #include "common/error.h"
 
 /* ---- allocator behind a mutex ---------------------------------------------------------- */
@@ -64,6 +65,8 @@ typedef struct slot {
     avk_writer in;     /* the block's records; buf is NULL until first use */
     uint64_t count;
     avk_buffer out;    /* compressed, valid once DONE */
+    avki_codec_state codec_state; /* of whichever thread compresses the slot:
+                                   * one per slot, so one per thread */
     int state;
     avk_status status; /* of the compression */
     avk_error err;
@@ -109,7 +112,8 @@ static void compress_slot(avki_compress_pool *p, slot *s)
     size_t len;
     const uint8_t *data = avk_writer_data(&s->in, &len);
     avk_error_clear(&s->err);
-    s->status = avk_codec_compress(p->codec, p->level, data, len, &s->out, &s->err);
+    s->status = avki_codec_compress_with(&s->codec_state, p->codec, p->level, data, len, &s->out,
+                                         &s->err);
     if (s->status != AVK_OK)
         atomic_store_explicit(&p->failed, 1, memory_order_relaxed);
 }
@@ -168,6 +172,7 @@ avk_status avki_compress_pool_new(unsigned threads, avk_codec codec, int level,
     for (i = 0; i < threads; i++) {
         p->slots[i].in.fd = -1;
         avk_buffer_init(&p->slots[i].out, &p->alloc);
+        avki_codec_state_init(&p->slots[i].codec_state, &p->alloc);
     }
     p->workers = (pthread_t *)alloc->alloc(alloc->ctx, (threads - 1) * sizeof *p->workers);
     if (!p->workers)
@@ -215,6 +220,7 @@ void avki_compress_pool_free(avki_compress_pool *p)
     for (i = 0; i < p->nslots; i++) {
         avk_writer_destroy(&p->slots[i].in);
         avk_buffer_destroy(&p->slots[i].out);
+        avki_codec_state_destroy(&p->slots[i].codec_state);
     }
     p->alloc.free(p->alloc.ctx, p->workers, (p->nslots - 1) * sizeof *p->workers);
     p->alloc.free(p->alloc.ctx, p->slots, p->nslots * sizeof *p->slots);

@@ -1,4 +1,5 @@
 /* Container file headers: magic, metadata map, schema and codec, sync marker; read with limits, and written. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,23 @@ static avk_status read_owned(avk_reader *r, const avk_allocator *a, uint64_t n, 
     uint64_t at = avk_reader_offset(r);
     size_t cap, got = 0;
     uint8_t *buf;
+#if SIZE_MAX < UINT64_MAX
+    /* A 32-bit process cannot hold n + 1 bytes (a memory reader never gets
+     * here with such an n). The stream is read as far as it goes, so a file
+     * that ends first gets the error a 64-bit process would give; one that
+     * really holds them gets the out of memory error a 64-bit one would
+     * give once no storage could grow further. */
+    if (n >= SIZE_MAX) {
+        avk_status st = avk_reader_skip(r, n, err);
+        if (st == AVK_ERR_TRUNCATED)
+            return avki_error_set(err, st, at,
+                                  "file header: the file ends inside the %s that starts at byte %llu",
+                                  what, (unsigned long long)at);
+        if (st != AVK_OK)
+            return st;
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");
+    }
+#endif
     /* A memory reader has checked n against what remains; a stream grows
      * its storage as bytes arrive (ending at exactly n + 1 bytes). */
     cap = (reader_is_memory(r) || n < FIRST_PIECE ? (size_t)n : FIRST_PIECE) + 1;

@@ -36,18 +36,21 @@ void avki_block_slot_init(avki_block_slot *s, const avk_allocator *alloc)
     memset(s, 0, sizeof *s);
     avk_buffer_init(&s->stored, alloc);
     avk_buffer_init(&s->data, alloc);
+    avki_codec_state_init(&s->codec_state, alloc);
 }
 
 void avki_block_slot_destroy(avki_block_slot *s)
 {
     avk_buffer_destroy(&s->stored);
     avk_buffer_destroy(&s->data);
+    avki_codec_state_destroy(&s->codec_state);
 }
 
 void avki_block_slot_decompress(avki_block_slot *s, avk_codec c, size_t max_out)
 {
     memset(&s->err, 0, sizeof s->err);
-    s->st = avk_codec_decompress(c, s->blk.data, s->blk.size, max_out, &s->data, &s->err);
+    s->st = avki_codec_decompress_with(&s->codec_state, c, s->blk.data, s->blk.size, max_out,
+                                       &s->data, &s->err);
     s->decompressed = 1;
 }
 

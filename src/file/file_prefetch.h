@@ -8,6 +8,7 @@
 #include "avrokit/codec.h"
 #include "avrokit/file.h"
 #include "avrokit/status.h"
+#include "codec/codec_state.h"
 
 /* One block as the reader's thread read it, and, once decompressed, its
  * data. The reader's thread writes blk, end, read_* and pending before the
@@ -22,6 +23,7 @@ typedef struct avki_block_slot {
     avk_error pending_err; /* reported after the block's records */
     avk_buffer stored;   /* stream input: the stored bytes (blk.data points here) */
     avk_buffer data;     /* decompressed data */
+    avki_codec_state codec_state; /* kept from block to block */
     int decompressed;    /* st, err and data hold the outcome */
     avk_status st;
     avk_error err;

@@ -286,6 +286,9 @@ static avk_status attach_fd(avk_file_reader *fr, int fd, avk_error *err)
     if (regular && (fr->flags & AVK_FILE_MAP)) {
         off_t at = lseek(fd, 0, SEEK_CUR);
         size_t len = (size_t)stt.st_size;
+        /* A 32-bit process cannot map a file past 4 GiB (nor hold its length). */
+        if ((uint64_t)stt.st_size > SIZE_MAX)
+            return avki_error_errno(err, EFBIG, "cannot map the file into memory");
         if (at < 0)
             at = 0;
         if ((uint64_t)at > (uint64_t)len)

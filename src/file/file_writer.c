@@ -11,6 +11,7 @@
 
 #include "common/alloc_internal.h"
 #include "common/error.h"
+#include "codec/codec_state.h"
 #include "file/file_compress_pool.h"
 #include "file/file_internal.h"
 #include "io/writer_internal.h"
@@ -36,6 +37,7 @@ struct avk_file_writer {
     uint64_t count;     /* records in blk */
     size_t mark;        /* where the record being written in place starts */
     avk_buffer comp;    /* compressed block */
+    avki_codec_state codec_state; /* kept from block to block */
     avk_status broken;  /* after a failed write, the destination is unusable */
     avk_file_writer_stats stats;
 };
@@ -104,7 +106,8 @@ static avk_status level_check(avk_file_writer *fw, avk_error *err)
 {
     if (fw->level == 0 || fw->codec == AVK_CODEC_NULL)
         return AVK_OK;
-    return avk_codec_compress(fw->codec, fw->level, NULL, 0, &fw->comp, err);
+    return avki_codec_compress_with(&fw->codec_state, fw->codec, fw->level, NULL, 0, &fw->comp,
+                                    err);
 }
 
 static avk_status emit_block(void *ctx, uint64_t count, const uint8_t *data, size_t size,
@@ -148,6 +151,7 @@ static avk_status writer_new(const char *schema_json, size_t schema_len,
         fw->threaded = 1;
     }
     avk_buffer_init(&fw->comp, &fw->alloc);
+    avki_codec_state_init(&fw->codec_state, &fw->alloc);
     memset(&so, 0, sizeof so);
     so.struct_size = sizeof so;
     so.allocator = &fw->alloc;
@@ -415,7 +419,8 @@ static avk_status write_block(avk_file_writer *fw, avk_error *err)
         return AVK_OK;
     }
     if (fw->codec != AVK_CODEC_NULL) {
-        st = avk_codec_compress(fw->codec, fw->level, data, len, &fw->comp, err);
+        st = avki_codec_compress_with(&fw->codec_state, fw->codec, fw->level, data, len,
+                                      &fw->comp, err);
         if (st != AVK_OK)
             return st;
         st = write_framed(fw, (int64_t)fw->count, fw->comp.data, fw->comp.len, err);
@@ -584,6 +589,7 @@ void avk_file_writer_free(avk_file_writer *fw)
     avk_writer_destroy(&fw->out);
     avk_writer_destroy(&fw->blk);
     avk_buffer_destroy(&fw->comp);
+    avki_codec_state_destroy(&fw->codec_state);
     if (fw->own_fd >= 0)
         close(fw->own_fd);
     if (fw->threaded)

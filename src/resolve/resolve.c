@@ -7,7 +7,7 @@
 #include "binary/plan_internal.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
-#include "json/avro_json_internal.h"
+#include "avro_json/avro_json_internal.h"
 
 #define PATH_CAP 512
 /* Resolution recurses once per level of both schemas; the parser already

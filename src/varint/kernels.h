@@ -22,10 +22,13 @@ typedef struct avki_kernels {
     size_t (*encode_ints)(uint8_t *out, const int32_t *in, size_t n);
 } avki_kernels;
 
-extern const avki_kernels avki_kernels_scalar;
-extern const avki_kernels avki_kernels_bmi2;
-extern const avki_kernels avki_kernels_avx512;
-extern const avki_kernels avki_kernels_avx2;
+/* avki_kernels_<name> for every kernel of kernel_list.h built here. */
+#define AVKI_KERNEL(name, arch, source) extern const avki_kernels avki_kernels_##name;
+#include "varint/kernel_list.h"
+#undef AVKI_KERNEL
+
+/* Every kernel built here, best first (kernel_list.h): *count entries. */
+const avki_kernels *const *avki_kernel_table(size_t *count);
 
 /* The kernels in use: chosen once (see avk_kernel_name). */
 const avki_kernels *avki_kernels_active(void);

@@ -6,12 +6,18 @@
  *   AVKI_KTARGET              function attributes (may be empty)
  *   AVKI_EXTRACT(w, bits)     value of the varint whose bytes are the set
  *                             bytes of mask bits within word w
+ *   AVKI_EXTRACT0(x, len)     value of the varint of len bytes (1 to 8) at
+ *                             the start of x, whose other bits are clear
  *   AVKI_ENCODE(p, u)         encodes u at p (10 writable bytes), returns len
+ *   AVKI_ENCODE_ANY(p, u)     the same with no branch on the length, and
+ *                             advances p
  * Optional:
- *   AVKI_MULTI_PER_WORD       1 (default): decode every value that ends in an
- *                             8-byte word from that word (fast where
- *                             AVKI_EXTRACT is one instruction); 0: one value
- *                             per step, as the single-value decoder does
+ *   AVKI_MULTI_PER_WORD       1 (default): where lengths vary, decode every
+ *                             value that ends in an 8-byte word from that
+ *                             word (fast where AVKI_EXTRACT is one
+ *                             instruction); 0: four 1-2 byte values from a
+ *                             word when they fit, else one value by the
+ *                             branch-free word decoder
  */
 #ifndef AVKI_MULTI_PER_WORD
 #define AVKI_MULTI_PER_WORD 1
@@ -38,38 +44,175 @@ AVKI_KTARGET static inline size_t AVKI_KFN(word_longs)(uint64_t w, uint64_t stop
     return (64u - (unsigned)__builtin_clzll(done)) >> 3;
 }
 
+/* Decodes up to 8 values of exactly len bytes (a constant after inlining)
+ * at *pp, stopping at the first value of another length. */
+AVKI_KTARGET static inline __attribute__((always_inline)) size_t
+AVKI_KFN(run_fixed)(const uint8_t **pp, const unsigned len, int64_t *out)
+{
+    const uint8_t *p = *pp;
+    size_t k;
+    if (len <= 8) {
+        const uint64_t bytes = avki_len_bytes(len);
+        const uint64_t hm = AVKI_HIGH_BITS & bytes, cm = AVKI_HIGH_BITS & (bytes >> 8);
+        for (k = 0; k < 8; k++) {
+            uint64_t w = avki_load64(p + k * len);
+            if ((w & hm) != cm)
+                break;
+            out[k] = avk_zigzag_decode64(AVKI_EXTRACT0(w & AVKI_LOW7_BITS & bytes, len));
+        }
+    } else {
+        for (k = 0; k < 8; k++) {
+            const uint8_t *q = p + k * len;
+            uint64_t w = avki_load64(q), b8 = q[8], v;
+            if ((w & AVKI_HIGH_BITS) != AVKI_HIGH_BITS)
+                break;
+            v = AVKI_EXTRACT0(w & AVKI_LOW7_BITS, 8);
+            if (len == 9) {
+                if (b8 >= 0x80)
+                    break;
+                v |= b8 << 56;
+            } else {
+                uint64_t b9 = q[9];
+                if (b8 < 0x80 || b9 > 1)
+                    break;
+                v |= ((b8 & 0x7f) << 56) | (b9 << 63);
+            }
+            out[k] = avk_zigzag_decode64(v);
+        }
+    }
+    *pp = p + k * len;
+    return k;
+}
+
+/* Decodes up to 8 values of exactly len bytes (1 to 10) at *pp, stopping
+ * at the first value of another length. The length is the same for the
+ * whole run, so the next position never waits for this value's bytes: a
+ * run of equal lengths decodes values in parallel, where deriving each
+ * length from the bytes would chain load -> length -> load. One loop per
+ * length, so masks and packing are constants. The caller guarantees 8 free
+ * slots in out and 80 readable bytes. Returns the count. */
+AVKI_KTARGET static size_t AVKI_KFN(run_longs)(const uint8_t **pp, unsigned len, int64_t *out)
+{
+    switch (len) {
+    case 1: {
+        uint64_t w = avki_load64(*pp), r;
+        size_t k;
+        if (w & AVKI_HIGH_BITS)
+            return AVKI_KFN(run_fixed)(pp, 1, out);
+        /* Eight 1-byte values: zigzag each byte in place (the results fit
+         * in a signed byte), then sign-extend. */
+        r = ((w >> 1) & AVKI_LOW7_BITS) ^ ((w & 0x0101010101010101ULL) * 0xff);
+        for (k = 0; k < 8; k++)
+            out[k] = (int8_t)(uint8_t)(r >> (8 * k));
+        *pp += 8;
+        return 8;
+    }
+    case 2: return AVKI_KFN(run_fixed)(pp, 2, out);
+    case 3: return AVKI_KFN(run_fixed)(pp, 3, out);
+    case 4: return AVKI_KFN(run_fixed)(pp, 4, out);
+    case 5: return AVKI_KFN(run_fixed)(pp, 5, out);
+    case 6: return AVKI_KFN(run_fixed)(pp, 6, out);
+    case 7: return AVKI_KFN(run_fixed)(pp, 7, out);
+    case 8: return AVKI_KFN(run_fixed)(pp, 8, out);
+    case 9: return AVKI_KFN(run_fixed)(pp, 9, out);
+    default: return AVKI_KFN(run_fixed)(pp, 10, out);
+    }
+}
+
+/* Decodes at least 8 values (at most 15) where lengths vary, with no branch
+ * on the length; the caller guarantees 16 free slots and 96 readable
+ * bytes. Returns the count, or 0 with *pp at a malformed value. */
+AVKI_KTARGET static inline size_t AVKI_KFN(mixed_longs)(const uint8_t **pp, int64_t *out)
+{
+    const uint8_t *p = *pp;
+    size_t c = 0;
+    do {
+        uint64_t w = avki_load64(p);
+#if AVKI_MULTI_PER_WORD
+        uint64_t stops = ~w & AVKI_HIGH_BITS;
+        if (AVK_LIKELY(stops != 0)) {
+            size_t got;
+            p += AVKI_KFN(word_longs)(w, stops, out + c, &got);
+            c += got;
+        } else {
+            uint64_t u;
+            size_t k = avki_decode_tail_9_10(p, w, &u);
+            if (!k)
+                break;
+            out[c++] = avk_zigzag_decode64(u);
+            p += k;
+        }
+#else
+        uint64_t cont = w & AVKI_HIGH_BITS;
+        if (!(cont & (cont >> 8))) {
+            /* No two continuation bytes in a row: the next four values
+             * have 1 or 2 bytes and end in this word. Their ends come from
+             * the stop bits (one blsr each), not from loads. */
+            uint64_t stops = ~w & AVKI_HIGH_BITS, x, v;
+            unsigned start = 0, e, j;
+            for (j = 0; j < 4; j++) {
+                e = (unsigned)__builtin_ctzll(stops);
+                stops &= stops - 1;
+                x = w >> start;
+                v = (x & 0x7f) | ((x >> 1) & 0x3f80 & (0 - ((x >> 7) & 1)));
+                out[c + j] = avk_zigzag_decode64(v);
+                start = e + 1;
+            }
+            p += start >> 3;
+            c += 4;
+        } else {
+            uint64_t u;
+            size_t k = avki_decode_u64_word(p, &u);
+            if (!k)
+                break;
+            out[c++] = avk_zigzag_decode64(u);
+            p += k;
+        }
+#endif
+    } while (c < 8);
+    *pp = p;
+    return c;
+}
+
 AVKI_KTARGET static size_t AVKI_KFN(decode_longs)(const uint8_t *in, size_t len, int64_t *out,
                                                    size_t n, size_t *consumed)
 {
     const uint8_t *p = in, *end = in + len;
     size_t i = 0;
-    while (n - i >= 8 && (size_t)(end - p) >= 16) {
-        uint64_t w = avki_load64(p);
-        uint64_t stops = ~w & AVKI_HIGH_BITS;
-        if (stops == AVKI_HIGH_BITS) { /* eight 1-byte values */
-            size_t k;
-            for (k = 0; k < 8; k++)
-                out[i + k] = avk_zigzag_decode64((w >> (8 * k)) & 0xff);
-            p += 8;
-            i += 8;
-        } else if (stops != 0) {
-#if AVKI_MULTI_PER_WORD
-            size_t c;
-            p += AVKI_KFN(word_longs)(w, stops, out + i, &c);
-            i += c;
-#else
-            uint64_t u;
-            size_t k = avki_decode_u64_step(p, w, &u);
-            out[i++] = avk_zigzag_decode64(u);
-            p += k;
-#endif
-        } else {
-            uint64_t u;
-            size_t k = avki_decode_tail_9_10(p, w, &u);
+    /* Runs of one length take run_longs (chain-free while the length holds);
+     * when the length keeps changing, mixed_longs (branch-free) for a while,
+     * then a new try. misses counts recent broken runs. */
+    unsigned run_len = 0, misses = 0, mixed_left = 0;
+    while (n - i >= 16 && (size_t)(end - p) >= 96) {
+        uint64_t u;
+        size_t k;
+        if (mixed_left) {
+            k = AVKI_KFN(mixed_longs)(&p, out + i);
             if (!k)
                 goto done;
-            out[i++] = avk_zigzag_decode64(u);
-            p += k;
+            i += k;
+            mixed_left--;
+            continue;
+        }
+        if (run_len) {
+            k = AVKI_KFN(run_longs)(&p, run_len, out + i);
+            i += k;
+            if (k == 8) {
+                misses = 0;
+                continue;
+            }
+        }
+        /* The run broke (or none yet): one value by the word decoder, whose
+         * length starts the next run. */
+        k = avki_decode_u64_word(p, &u);
+        if (!k)
+            goto done;
+        out[i++] = avk_zigzag_decode64(u);
+        p += k;
+        run_len = (unsigned)k;
+        if (++misses >= 3) {
+            misses = 0;
+            mixed_left = 16;
         }
     }
     while (i < n) {
@@ -148,21 +291,40 @@ done:
 AVKI_KTARGET static size_t AVKI_KFN(encode_longs)(uint8_t *out, const int64_t *in, size_t n)
 {
     uint8_t *p = out;
-    size_t i = 0;
+    size_t i = 0, group = 0;
+    int mode = 0; /* 0: eight 1-byte values last time; 1: one length class; 2: mixed */
     while (n - i >= 8) {
-        uint64_t u[8], any = 0, packed = 0;
+        uint64_t u[8], any = 0, mn = ~0ULL;
         size_t k;
+        if (mode == 1 && (++group & 7) != 0) {
+            /* Lengths of one class (1-2, 3-4, 5-8 or 9-10 bytes) lately:
+             * the single-value rule, whose branches are then predicted. */
+            for (k = 0; k < 8; k++)
+                p += AVKI_ENCODE(p, avk_zigzag_encode64(in[i + k]));
+            i += 8;
+            continue;
+        }
         for (k = 0; k < 8; k++) {
             u[k] = avk_zigzag_encode64(in[i + k]);
             any |= u[k];
-            packed |= u[k] << (8 * k);
+            mn = u[k] < mn ? u[k] : mn;
         }
         if (any < 0x80) { /* eight 1-byte values in one store */
+            uint64_t packed = 0;
+            for (k = 0; k < 8; k++)
+                packed |= u[k] << (8 * k);
             avki_store64(p, packed);
             p += 8;
-        } else {
+            mode = 0;
+        } else if (avki_encode_class(mn) == avki_encode_class(any)) {
             for (k = 0; k < 8; k++)
                 p += AVKI_ENCODE(p, u[k]);
+            mode = 1;
+        } else {
+            /* Lengths vary: no branch on them, so no misprediction. */
+            for (k = 0; k < 8; k++)
+                AVKI_ENCODE_ANY(p, u[k]);
+            mode = 2;
         }
         i += 8;
     }
@@ -174,21 +336,40 @@ AVKI_KTARGET static size_t AVKI_KFN(encode_longs)(uint8_t *out, const int64_t *i
 AVKI_KTARGET static size_t AVKI_KFN(encode_ints)(uint8_t *out, const int32_t *in, size_t n)
 {
     uint8_t *p = out;
-    size_t i = 0;
+    size_t i = 0, group = 0;
+    int mode = 0; /* 0: eight 1-byte values last time; 1: one length class; 2: mixed */
     while (n - i >= 8) {
-        uint64_t u[8], any = 0, packed = 0;
+        uint64_t u[8], any = 0, mn = ~0ULL;
         size_t k;
+        if (mode == 1 && (++group & 7) != 0) {
+            /* Lengths of one class (1-2, 3-4, 5-8 or 9-10 bytes) lately:
+             * the single-value rule, whose branches are then predicted. */
+            for (k = 0; k < 8; k++)
+                p += AVKI_ENCODE(p, avk_zigzag_encode32(in[i + k]));
+            i += 8;
+            continue;
+        }
         for (k = 0; k < 8; k++) {
             u[k] = avk_zigzag_encode32(in[i + k]);
             any |= u[k];
-            packed |= u[k] << (8 * k);
+            mn = u[k] < mn ? u[k] : mn;
         }
-        if (any < 0x80) {
+        if (any < 0x80) { /* eight 1-byte values in one store */
+            uint64_t packed = 0;
+            for (k = 0; k < 8; k++)
+                packed |= u[k] << (8 * k);
             avki_store64(p, packed);
             p += 8;
-        } else {
+            mode = 0;
+        } else if (avki_encode_class(mn) == avki_encode_class(any)) {
             for (k = 0; k < 8; k++)
                 p += AVKI_ENCODE(p, u[k]);
+            mode = 1;
+        } else {
+            /* Lengths vary: no branch on them, so no misprediction. */
+            for (k = 0; k < 8; k++)
+                AVKI_ENCODE_ANY(p, u[k]);
+            mode = 2;
         }
         i += 8;
     }

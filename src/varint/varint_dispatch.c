@@ -7,12 +7,17 @@
 #include "varint/kernels.h"
 
 static const avki_kernels *const kernel_table[] = {
-    &avki_kernels_avx512,
-    &avki_kernels_avx2,
-    &avki_kernels_bmi2,
-    &avki_kernels_scalar,
+#define AVKI_KERNEL(name, arch, source) &avki_kernels_##name,
+#include "varint/kernel_list.h"
+#undef AVKI_KERNEL
 };
 #define KERNEL_COUNT (sizeof kernel_table / sizeof kernel_table[0])
+
+const avki_kernels *const *avki_kernel_table(size_t *count)
+{
+    *count = KERNEL_COUNT;
+    return kernel_table;
+}
 
 const avki_kernels *avki_kernels_choose(const avki_kernels *const *table, size_t count,
                                         const avki_cpu *cpu, const char *override_name)

@@ -5,9 +5,15 @@
 #define AVKI_KTARGET
 #define AVKI_EXTRACT(w, bits) \
     avki_compact56(((w) & (bits) & AVKI_LOW7_BITS) >> __builtin_ctzll(bits))
+#define AVKI_EXTRACT0(x, len)                                           \
+    ((len) <= 2 ? ((x) & 0x7f) | (((x) >> 1) & 0x3f80)                  \
+                : (len) <= 4 ? avki_compact28(x) : avki_compact56(x))
 #define AVKI_ENCODE(p, u) avki_encode_u64_any((p), (u))
+#define AVKI_ENCODE_ANY(p, u) \
+    AVKI_ENCODE_BRANCHFREE(p, u, avki_spread56((u) & ((1ULL << 56) - 1)), avki_varint_len(u))
 /* Without PEXT, packing several values per word costs more than the chain
- * it saves: one value per step, as the single-value decoder. */
+ * it saves where lengths vary: four short values per word when they fit,
+ * else one value per step by the branch-free word decoder. */
 #define AVKI_MULTI_PER_WORD 0
 #include "varint/varint_bulk_template.h"
 

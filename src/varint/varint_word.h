@@ -33,6 +33,13 @@ static inline uint64_t avki_compact56(uint64_t x)
     return x;
 }
 
+/* avki_compact56 for at most 4 bytes (x < 2^32): two steps. */
+static inline uint64_t avki_compact28(uint64_t x)
+{
+    x = (x & 0x007f007fULL) | ((x & 0x7f007f00ULL) >> 1);
+    return (x & 0x3fffULL) | ((x & 0x3fff0000ULL) >> 2);
+}
+
 /* Inverse of avki_compact56: spreads a value below 2^56 into 8 groups of
  * 7 bits, one per byte. */
 static inline uint64_t avki_spread56(uint64_t x)
@@ -137,9 +144,21 @@ static inline size_t avki_encode_u64_word(uint8_t *out, uint64_t u)
     return avki_encode_u64_9_10(out, u);
 }
 
-/* Encodes any u: values below 2^14 (1 or 2 bytes) with no branch on
- * which of the two, longer ones through the word encoder. out needs 10
- * writable bytes. The same rule as the inline avk_varint_encode_long. */
+/* Encodes 2^14 <= u < 2^28 (3 or 4 bytes) with one 4-byte store and no
+ * branch between the two lengths; out needs 4 writable bytes. */
+static inline size_t avki_encode_u64_3_4(uint8_t *out, uint64_t u)
+{
+    uint32_t x = (uint32_t)u, four = x >= (1u << 21);
+    x = (x & 0x7f) | ((x << 1) & 0x7f00) | ((x << 2) & 0x7f0000) | ((x << 3) & 0x7f000000);
+    x |= 0x8080u | (four << 23);
+    memcpy(out, &x, 4);
+    return 3 + (size_t)four;
+}
+
+/* Encodes any u with the rule of the inline avk_varint_encode_long: below
+ * 2^14 (1 or 2 bytes) with no branch on which of the two, below 2^28 (3 or
+ * 4) likewise, longer ones through the word encoder. out needs 10 writable
+ * bytes. */
 static inline size_t avki_encode_u64_any(uint8_t *out, uint64_t u)
 {
     if (AVK_LIKELY(u < 0x4000)) {
@@ -148,7 +167,37 @@ static inline size_t avki_encode_u64_any(uint8_t *out, uint64_t u)
         out[1] = (uint8_t)(u >> 7);
         return 1 + (size_t)two;
     }
+    if (AVK_LIKELY(u < (1u << 28)))
+        return avki_encode_u64_3_4(out, u);
     return avki_encode_u64_word(out, u);
+}
+
+/* Encodes any u with no branch on its length: 8 spread bytes, then bytes
+ * 8 and 9 stored whatever the length (a shorter value's next bytes are
+ * written over, or lie past the encoding). out needs 10 writable bytes.
+ * spread56 is the 7-bit spread of a value below 2^56 (shifts, or PDEP). */
+#define AVKI_ENCODE_BRANCHFREE(out, u, spread56, len_of)                                   \
+    do {                                                                                  \
+        unsigned len_ = (len_of);                                                         \
+        unsigned c_ = len_ - 1 < 8 ? len_ - 1 : 8; /* bytes with continuation bits */     \
+        uint64_t cont_ = c_ >= 8 ? AVKI_HIGH_BITS : AVKI_HIGH_BITS & ((1ULL << (8 * c_)) - 1); \
+        avki_store64((out), (spread56) | cont_);                                          \
+        (out)[8] = (uint8_t)((u) >> 56); /* bit 7 is bit 63: the 10th byte's flag */     \
+        (out)[9] = 1;                                                                     \
+        (out) += len_;                                                                    \
+    } while (0)
+
+/* Which branch of the single-value encode rule u takes: below 2^14, 2^28,
+ * 2^56, or above. */
+static inline unsigned avki_encode_class(uint64_t u)
+{
+    return (unsigned)(u >= 0x4000) + (unsigned)(u >= (1u << 28)) + (unsigned)(u >= (1ULL << 56));
+}
+
+/* The low len bytes of a word set (len 0 to 8). */
+static inline uint64_t avki_len_bytes(unsigned len)
+{
+    return len >= 8 ? ~0ULL : (1ULL << (8 * len)) - 1;
 }
 
 /* Decodes one varint from w, the 8 bytes at p (which has 10 readable

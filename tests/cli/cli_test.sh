@@ -81,7 +81,10 @@ expect_contains "$out" "sha256" "fingerprint help lists the algorithms"
 run --version
 expect_rc 0 "--version"
 checks=$((checks + 1))
-[[ "$out" =~ ^avrokit\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "--version printed '$out'"
+[[ "$(head -n 1 <<<"$out")" =~ ^avrokit\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "--version printed '$out'"
+expect_contains "$out" "varint kernel: " "--version names the kernel that runs"
+expect_contains "$out" "kernels built: " "--version lists the kernels built"
+expect_contains "$out" " scalar" "--version lists the portable kernel"
 
 run
 expect_rc 2 "no arguments" && expect_contains "$err" "Usage:" "no arguments prints usage"

@@ -1,4 +1,4 @@
-/* Differential test: every runnable bulk kernel against the reference codec. */
+/* Differential test: one bulk kernel (or every runnable one) against the reference codec. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,9 +14,11 @@
 #include "avrokit/varint.h"
 #include "varint/kernels.h"
 
-static const avki_kernels *const all_kernels[] = {&avki_kernels_avx512, &avki_kernels_avx2,
-                                                   &avki_kernels_bmi2, &avki_kernels_scalar};
-#define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
+/* Every kernel built here (kernel_list.h), and the ones this run tests. */
+static const avki_kernels *const *all_kernels;
+static size_t n_all;
+static const avki_kernels *tested[16];
+static size_t n_tested;
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
@@ -37,7 +39,8 @@ static uint64_t value_of_len(unsigned len)
     return lo + (span ? rng() % span : 0);
 }
 
-enum { DIST_FIXED_MAX = 10, DIST_MIXED_10 = 11, DIST_MIXED_2 = 12, DIST_EDGE = 13, DIST_COUNT = 14 };
+enum { DIST_FIXED_MAX = 10, DIST_MIXED_10 = 11, DIST_MIXED_2 = 12, DIST_EDGE = 13, DIST_RUNS = 14,
+       DIST_COUNT = 15 };
 
 static uint64_t draw(int dist)
 {
@@ -50,6 +53,17 @@ static uint64_t draw(int dist)
         return value_of_len(1 + (unsigned)(rng() % 10));
     if (dist == DIST_MIXED_2)
         return value_of_len(1 + (unsigned)(rng() % 2));
+    if (dist == DIST_RUNS) {
+        /* Runs of 1 to 20 values of one length, then another length: the
+         * kernels' per-length loops start, break and restart. */
+        static unsigned run_len = 1, run_left;
+        if (run_left == 0) {
+            run_len = 1 + (unsigned)(rng() % 10);
+            run_left = 1 + (unsigned)(rng() % 20);
+        }
+        run_left--;
+        return value_of_len(run_len);
+    }
     return edges[rng() % (sizeof edges / sizeof edges[0])];
 }
 
@@ -161,8 +175,8 @@ static void test_first_calls(void **state)
         vals[i] = (int64_t)(i * 37) - 700; /* 1- and 2-byte values */
         ivals[i] = (int32_t)vals[i];
     }
-    for (ki = 0; ki < NKERNELS; ki++) {
-        const avki_kernels *k = all_kernels[ki];
+    for (ki = 0; ki < n_tested; ki++) {
+        const avki_kernels *k = tested[ki];
         size_t ref_len, consumed;
         if (!k->runnable(avki_cpu_get()))
             continue;
@@ -183,13 +197,9 @@ static void test_round_trip_every_distribution(void **state)
 {
     size_t ki;
     (void)state;
-    for (ki = 0; ki < NKERNELS; ki++) {
-        const avki_kernels *k = all_kernels[ki];
+    for (ki = 0; ki < n_tested; ki++) {
+        const avki_kernels *k = tested[ki];
         int dist;
-        if (!k->runnable(avki_cpu_get())) {
-            printf("# kernel %s: not runnable on this CPU, skipped\n", k->name);
-            continue;
-        }
         for (dist = 1; dist < DIST_COUNT; dist++) {
             static const size_t sizes[] = {0, 1, 2, 7, 8, 9, 10, 15, 16, 17, 18, 25, 33, 63, 64, 65, 100, 257, 1000, 4099};
             size_t si;
@@ -232,13 +242,11 @@ static void test_random_bytes_match_reference(void **state)
         }
         ref_nl = avki_ref_decode_longs(buf, len, ref_l, n, &ref_cl);
         ref_ni = avki_ref_decode_ints(buf, len, ref_i, n, &ref_ci);
-        for (ki = 0; ki < NKERNELS; ki++) {
-            const avki_kernels *k = all_kernels[ki];
+        for (ki = 0; ki < n_tested; ki++) {
+            const avki_kernels *k = tested[ki];
             guarded g;
             uint8_t *in;
             size_t cl, ci, nl, ni;
-            if (!k->runnable(avki_cpu_get()))
-                continue;
             in = guarded_copy(&g, buf, len);
             nl = k->decode_longs(in, len, out_l, n, &cl);
             ni = k->decode_ints(in, len, out_i, n, &ci);
@@ -323,8 +331,8 @@ static void test_structured_streams(void **state)
             size_t ref_cl, ref_ci, ref_nl, ref_ni;
             ref_nl = avki_ref_decode_longs(buf, len, ref_l, n, &ref_cl);
             ref_ni = avki_ref_decode_ints(buf, len, ref_i, n, &ref_ci);
-            for (ki = 0; ki < NKERNELS; ki++) {
-                const avki_kernels *kern = all_kernels[ki];
+            for (ki = 0; ki < n_tested; ki++) {
+                const avki_kernels *kern = tested[ki];
                 guarded g;
                 uint8_t *in;
                 size_t cl, ci, nl, nn;
@@ -370,10 +378,8 @@ static void test_malformed_stops_exactly(void **state)
                  {bad_int_bits, sizeof bad_int_bits, 0}};
     size_t ki, ci, prefix;
     (void)state;
-    for (ki = 0; ki < NKERNELS; ki++) {
-        const avki_kernels *k = all_kernels[ki];
-        if (!k->runnable(avki_cpu_get()))
-            continue;
+    for (ki = 0; ki < n_tested; ki++) {
+        const avki_kernels *k = tested[ki];
         for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
             for (prefix = 0; prefix < 150; prefix += 7) {
                 uint8_t buf[400];
@@ -400,49 +406,185 @@ static void test_malformed_stops_exactly(void **state)
     }
 }
 
+/* Runs of one encoded length (the bulk kernels switch to per-length loops
+ * on them) broken by a malformed varint, and cut off inside the last
+ * value: the kernel stops exactly before the bad or cut value, whatever
+ * the run's length class and position. */
+static void test_runs_then_bad_or_cut(void **state)
+{
+    static const unsigned lens[] = {1, 2, 3, 4, 5, 6, 8, 9, 10};
+    static const uint8_t bad_long_11[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                          0x80, 0x80, 0x80, 0x80, 0x00};
+    size_t ki, li, count;
+    (void)state;
+    for (ki = 0; ki < n_tested; ki++) {
+        const avki_kernels *k = tested[ki];
+        for (li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            for (count = 0; count < 150; count += 3) {
+                uint64_t vals[160];
+                int64_t out_l[200];
+                int32_t out_i[200];
+                uint8_t buf[160 * 10 + 64];
+                size_t pos, i, consumed, got, last;
+                guarded g;
+                uint8_t *in;
+                for (i = 0; i < count; i++)
+                    vals[i] = value_of_len(lens[li]);
+                pos = 0;
+                last = 0;
+                for (i = 0; i < count; i++) {
+                    last = pos;
+                    pos += avki_ref_encode_longs(buf + pos,
+                                                 (const int64_t[]){avk_zigzag_decode64(vals[i])}, 1);
+                }
+                /* A malformed long after the run, then filler. */
+                memcpy(buf + pos, bad_long_11, sizeof bad_long_11);
+                memset(buf + pos + sizeof bad_long_11, 2, 40);
+                in = guarded_copy(&g, buf, pos + sizeof bad_long_11 + 40);
+                got = k->decode_longs(in, pos + sizeof bad_long_11 + 40, out_l, 200, &consumed);
+                assert_int_equal(got, count);
+                assert_int_equal(consumed, pos);
+                for (i = 0; i < count; i++)
+                    assert_true((uint64_t)avk_zigzag_encode64(out_l[i]) == vals[i]);
+                if (lens[li] <= 5) {
+                    /* The same for ints where the values fit; 5-byte values
+                     * over 32 bits stop the int decoder at the first one. */
+                    size_t fit = 0;
+                    while (fit < count && vals[fit] <= 0xffffffffu)
+                        fit++;
+                    got = k->decode_ints(in, pos + sizeof bad_long_11 + 40, out_i, 200, &consumed);
+                    assert_int_equal(got, fit);
+                }
+                guarded_free(&g);
+                /* Cut inside the last value of the run (values of 2 bytes
+                 * or more): all but the last decode. */
+                if (count > 0 && lens[li] > 1) {
+                    in = guarded_copy(&g, buf, pos - 1);
+                    got = k->decode_longs(in, pos - 1, out_l, 200, &consumed);
+                    assert_int_equal(got, count - 1);
+                    assert_int_equal(consumed, last);
+                    guarded_free(&g);
+                }
+            }
+        }
+    }
+}
+
+/* Stand-ins for the choice rule, so it is tested the same on every
+ * architecture: runnable when the CPU field they stand for is set. */
+static int wants_avx512(const avki_cpu *cpu)
+{
+    return cpu->avx512;
+}
+
+static int wants_avx2(const avki_cpu *cpu)
+{
+    return cpu->avx2 && cpu->bmi1 && cpu->lzcnt && cpu->popcnt;
+}
+
+static int wants_fast_pdep(const avki_cpu *cpu)
+{
+    return cpu->fast_pdep;
+}
+
+static int wants_nothing(const avki_cpu *cpu)
+{
+    (void)cpu;
+    return 1;
+}
+
+static const avki_kernels fake_avx512 = {"avx512", wants_avx512, NULL, NULL, NULL, NULL};
+static const avki_kernels fake_avx2 = {"avx2", wants_avx2, NULL, NULL, NULL, NULL};
+static const avki_kernels fake_bmi2 = {"bmi2", wants_fast_pdep, NULL, NULL, NULL, NULL};
+static const avki_kernels fake_scalar = {"scalar", wants_nothing, NULL, NULL, NULL, NULL};
+
 /* The kernel choice: AVK_KERNEL wins only when runnable; PDEP rule by vendor and family. */
 static void test_kernel_choice(void **state)
 {
+    static const avki_kernels *const fakes[] = {&fake_avx512, &fake_bmi2, &fake_scalar};
     avki_cpu none, all;
+    size_t i;
     (void)state;
     memset(&none, 0, sizeof none);
     memset(&all, 0, sizeof all);
     all.bmi2 = all.fast_pdep = all.avx512 = 1;
-    all.avx2 = all.bmi1 = all.lzcnt = all.popcnt = 1;
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &none, NULL)->name, "scalar");
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &none, "avx512")->name, "scalar");
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, NULL)->name, "avx512");
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "bmi2")->name, "bmi2");
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "scalar")->name, "scalar");
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "nonsense")->name, "avx512");
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "avx2")->name, "avx2");
-    all.fast_pdep = 0; /* BMI2 present but microcoded (Zen 1/2): AVX2 still runs */
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "bmi2")->name, "avx2");
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, NULL)->name, "avx2");
-    all.avx2 = 0; /* AVX2 without OS YMM state, or no AVX2 */
-    assert_string_equal(avki_kernels_choose(all_kernels, NKERNELS, &all, "avx2")->name, "scalar");
+    assert_string_equal(avki_kernels_choose(fakes, 3, &none, NULL)->name, "scalar");
+    assert_string_equal(avki_kernels_choose(fakes, 3, &none, "avx512")->name, "scalar");
+    assert_string_equal(avki_kernels_choose(fakes, 3, &all, NULL)->name, "avx512");
+    assert_string_equal(avki_kernels_choose(fakes, 3, &all, "bmi2")->name, "bmi2");
+    assert_string_equal(avki_kernels_choose(fakes, 3, &all, "scalar")->name, "scalar");
+    assert_string_equal(avki_kernels_choose(fakes, 3, &all, "nonsense")->name, "avx512");
+    all.fast_pdep = 0; /* BMI2 present but microcoded */
+    assert_string_equal(avki_kernels_choose(fakes, 3, &all, "bmi2")->name, "avx512");
+    all.avx512 = 0;
+    assert_string_equal(avki_kernels_choose(fakes, 3, &all, "bmi2")->name, "scalar");
+    {
+        /* With avx2 between them (the real order): it needs no BMI2, so
+         * Zen 1/2 (BMI2 microcoded) and Haswell-era CPUs get it. */
+        static const avki_kernels *const four[] = {&fake_avx512, &fake_avx2, &fake_bmi2, &fake_scalar};
+        all.avx512 = all.fast_pdep = 1;
+        all.avx2 = all.bmi1 = all.lzcnt = all.popcnt = 1;
+        assert_string_equal(avki_kernels_choose(four, 4, &all, NULL)->name, "avx512");
+        assert_string_equal(avki_kernels_choose(four, 4, &all, "avx2")->name, "avx2");
+        assert_string_equal(avki_kernels_choose(four, 4, &all, "bmi2")->name, "bmi2");
+        all.avx512 = 0;
+        assert_string_equal(avki_kernels_choose(four, 4, &all, NULL)->name, "avx2");
+        all.fast_pdep = 0;
+        assert_string_equal(avki_kernels_choose(four, 4, &all, "bmi2")->name, "avx2");
+        all.avx2 = 0; /* no AVX2, or the OS does not save YMM state */
+        assert_string_equal(avki_kernels_choose(four, 4, &all, "avx2")->name, "scalar");
+    }
     assert_true(avki_cpu_pdep_is_fast(1, 0, 6));
     assert_false(avki_cpu_pdep_is_fast(0, 1, 0x15));
     assert_false(avki_cpu_pdep_is_fast(0, 1, 0x17)); /* Zen 1, Zen 2 */
     assert_true(avki_cpu_pdep_is_fast(0, 1, 0x19));  /* Zen 3, Zen 4 */
     assert_true(avki_cpu_pdep_is_fast(0, 1, 0x1a));  /* Zen 5 */
     assert_false(avki_cpu_pdep_is_fast(0, 0, 0x18)); /* Hygon and unknown vendors */
+    /* The public listing is the table, best first, ending in the portable
+     * kernel every CPU runs. */
     printf("# active kernel: %s\n", avk_kernel_name());
-    assert_int_equal(avk_kernel_count(), NKERNELS);
-    assert_string_equal(avk_kernel_name_at(NKERNELS - 1), "scalar");
-    assert_null(avk_kernel_name_at(NKERNELS));
-    assert_true(avk_kernel_runnable_at(NKERNELS - 1));
+    assert_int_equal(avk_kernel_count(), n_all);
+    for (i = 0; i < n_all; i++)
+        assert_string_equal(avk_kernel_name_at(i), all_kernels[i]->name);
+    assert_string_equal(avk_kernel_name_at(n_all - 1), "scalar");
+    assert_null(avk_kernel_name_at(n_all));
+    assert_true(avk_kernel_runnable_at(n_all - 1));
 }
 
-int main(void)
+/* Exit status CTest reads as "skipped" (SKIP_RETURN_CODE in CMake). */
+#define SKIPPED 77
+
+/* kernels_test [NAME]: tests kernel NAME, skipped (exit 77) when this
+ * machine cannot run it or it is not built here; with no name, every
+ * runnable kernel. */
+int main(int argc, char **argv)
 {
+    size_t i;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_calls), /* first: before any kernel has run */
         cmocka_unit_test(test_round_trip_every_distribution),
         cmocka_unit_test(test_random_bytes_match_reference),
         cmocka_unit_test(test_malformed_stops_exactly),
+        cmocka_unit_test(test_runs_then_bad_or_cut),
         cmocka_unit_test(test_structured_streams),
         cmocka_unit_test(test_kernel_choice),
     };
+    all_kernels = avki_kernel_table(&n_all);
+    for (i = 0; i < n_all; i++) {
+        const avki_kernels *k = all_kernels[i];
+        if (argc > 1 && strcmp(argv[1], k->name) != 0)
+            continue;
+        if (!k->runnable(avki_cpu_get())) {
+            printf("# kernel %s: this CPU cannot run it (or runs it slowly): skipped\n", k->name);
+            continue;
+        }
+        tested[n_tested++] = k;
+    }
+    if (argc > 1 && n_tested == 0) {
+        printf("# kernel %s: not built for this machine or not runnable here: skipped\n", argv[1]);
+        return SKIPPED;
+    }
+    for (i = 0; i < n_tested; i++)
+        printf("# testing kernel %s\n", tested[i]->name);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

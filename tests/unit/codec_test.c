@@ -446,9 +446,13 @@ static void test_bombs(void **state)
         assert_int_equal(out.len, 0);
         /* The output buffer never passes the limit plus slack. */
         assert_true(out.cap <= max_out + AVKI_CODEC_SLACK);
-        /* Through the allocator: only the buffer, plus for bzip2 and xz the
-         * library's state (level 1: a 100 kB block, a 1 MiB dictionary). */
-        if (c == AVK_CODEC_BZIP2 || c == AVK_CODEC_XZ)
+        /* Through the allocator: only the buffer, plus the library's state
+         * for bzip2 and xz (level 1: a 100 kB block, a 1 MiB dictionary)
+         * and zstandard (its context and window: at most 2^23 bytes for
+         * this max_out, 2 MiB for this frame). */
+        if (c == AVK_CODEC_ZSTANDARD)
+            assert_true(fa.peak_bytes <= max_out + AVKI_CODEC_SLACK + ((size_t)9 << 20));
+        else if (c == AVK_CODEC_BZIP2 || c == AVK_CODEC_XZ)
             assert_true(fa.peak_bytes <= max_out + AVKI_CODEC_SLACK + ((size_t)2 << 20));
         else
             assert_true(fa.peak_bytes <= max_out + AVKI_CODEC_SLACK);
@@ -557,6 +561,113 @@ static void test_failing_allocator(void **state)
     free(txt);
 }
 
+/* A kept context: block after block at changing levels, the same bytes as
+ * the one-shot calls; after warm-up zstandard and deflate allocate nothing
+ * per block (the contexts are kept); a corrupt block in between does not
+ * spoil the next; zstd's contexts come from the context's allocator and go
+ * back with it. */
+static void test_context_reuse(void **state)
+{
+    uint8_t *txt = make_compressible(100000, 21);
+    avk_buffer one, kept, out;
+    avkt_failalloc fa;
+    avk_codec_ctx *ctx;
+    avk_error err;
+    size_t i;
+    (void)state;
+    avkt_failalloc_init(&fa, 0);
+    AVKT_OK(avk_codec_ctx_new(&fa.allocator, &ctx, &err));
+    avk_buffer_init(&one, NULL);
+    avk_buffer_init(&kept, NULL);
+    avk_buffer_init(&out, NULL);
+    for (i = 0; i < N_CODECS; i++) {
+        avk_codec c = all_codecs[i];
+        int levels[4], nl, l, round;
+        levels_of(c, levels, &nl);
+        for (round = 0; round < 2; round++) {
+            for (l = 0; l < nl; l++) {
+                size_t n = 100000 - (size_t)(l * 1000 + round);
+                AVKT_OK(avk_codec_compress(c, levels[l], txt, n, &one, &err));
+                AVKT_OK(avk_codec_ctx_compress(ctx, c, levels[l], txt, n, &kept, &err));
+                assert_int_equal(kept.len, one.len);
+                assert_memory_equal(kept.data, one.data, one.len);
+                AVKT_OK(avk_codec_ctx_decompress(ctx, c, kept.data, kept.len, n, &out, &err));
+                assert_int_equal(out.len, n);
+                assert_memory_equal(out.data, txt, n);
+                /* The same level again: the kept state is reused. */
+                if (c == AVK_CODEC_ZSTANDARD || c == AVK_CODEC_DEFLATE) {
+                    long again = fa.calls;
+                    AVKT_OK(avk_codec_ctx_compress(ctx, c, levels[l], txt, n, &kept, &err));
+                    AVKT_OK(avk_codec_ctx_decompress(ctx, c, kept.data, kept.len, n, &out,
+                                                     &err));
+                    assert_int_equal(fa.calls, again);
+                }
+            }
+        }
+        if (c != AVK_CODEC_NULL) {
+            /* A corrupt block (here: truncated), then a good one. */
+            AVKT_OK(avk_codec_ctx_compress(ctx, c, 0, txt, 50000, &kept, &err));
+            assert_int_not_equal(avk_codec_ctx_decompress(ctx, c, kept.data, kept.len / 2, 50000,
+                                                          &out, &err),
+                                 AVK_OK);
+            AVKT_OK(avk_codec_ctx_decompress(ctx, c, kept.data, kept.len, 50000, &out, &err));
+            assert_memory_equal(out.data, txt, 50000);
+        }
+    }
+    assert_true(fa.live_blocks > 0); /* zstd's kept contexts */
+    avk_codec_ctx_free(ctx);
+    avk_codec_ctx_free(NULL);
+    assert_int_equal(fa.live_blocks, 0);
+    assert_int_equal(fa.size_mismatches, 0);
+    /* NULL context: the one-shot calls. */
+    AVKT_OK(avk_codec_ctx_compress(NULL, AVK_CODEC_DEFLATE, 0, txt, 1000, &kept, &err));
+    AVKT_OK(avk_codec_ctx_decompress(NULL, AVK_CODEC_DEFLATE, kept.data, kept.len, 1000, &out,
+                                     &err));
+    assert_memory_equal(out.data, txt, 1000);
+    AVKT_ASSERT_STATUS(avk_codec_ctx_new(NULL, NULL, &err), AVK_ERR_INVALID_ARGUMENT);
+    avk_buffer_destroy(&one);
+    avk_buffer_destroy(&kept);
+    avk_buffer_destroy(&out);
+    free(txt);
+}
+
+/* The failing-allocator loop through a context: NO_MEMORY, no leak. */
+static void test_context_failing_allocator(void **state)
+{
+    uint8_t *txt = make_compressible(100000, 22);
+    long n;
+    int done = 0;
+    (void)state;
+    for (n = 1; !done && n < 10000; n++) {
+        avkt_failalloc fa;
+        avk_codec_ctx *ctx = NULL;
+        avk_buffer packed, out;
+        avk_status st;
+        avkt_failalloc_init(&fa, n);
+        avk_buffer_init(&packed, &fa.allocator);
+        avk_buffer_init(&out, &fa.allocator);
+        st = avk_codec_ctx_new(&fa.allocator, &ctx, NULL);
+        if (st == AVK_OK)
+            st = avk_codec_ctx_compress(ctx, AVK_CODEC_ZSTANDARD, 3, txt, 100000, &packed, NULL);
+        if (st == AVK_OK)
+            st = avk_codec_ctx_decompress(ctx, AVK_CODEC_ZSTANDARD, packed.data, packed.len,
+                                          100000, &out, NULL);
+        if (st == AVK_OK) {
+            assert_memory_equal(out.data, txt, 100000);
+            done = 1;
+        } else {
+            assert_int_equal(st, AVK_ERR_NO_MEMORY);
+        }
+        avk_codec_ctx_free(ctx);
+        avk_buffer_destroy(&packed);
+        avk_buffer_destroy(&out);
+        assert_int_equal(fa.live_blocks, 0);
+        assert_int_equal(fa.size_mismatches, 0);
+    }
+    assert_true(done);
+    free(txt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -568,6 +679,8 @@ int main(void)
         cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_snappy_crc),
         cmocka_unit_test(test_bombs),
+        cmocka_unit_test(test_context_reuse),
+        cmocka_unit_test(test_context_failing_allocator),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_failing_allocator),
     };

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "avrokit/kernel.h"
 #include "cli.h"
 
 /* Every command: one cmd_<name>.c each. Keep the list sorted by name. */
@@ -44,6 +45,19 @@ static void usage(FILE *out)
             "input or an I/O error, 2 a usage error.\n");
 }
 
+/* The version, then the varint kernels: which one runs, and which of those
+ * built in this CPU can run (performance depends on it). */
+static void print_version(void)
+{
+    size_t i;
+    printf(AVKCLI_PROG " %s\n", avk_version());
+    printf("varint kernel: %s (set AVK_KERNEL to choose another)\n", avk_kernel_name());
+    printf("kernels built:");
+    for (i = 0; i < avk_kernel_count(); i++)
+        printf(" %s%s", avk_kernel_name_at(i), avk_kernel_runnable_at(i) ? "" : " (not on this CPU)");
+    printf("\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -55,7 +69,7 @@ int main(int argc, char **argv)
         return AVKCLI_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf(AVKCLI_PROG " %s\n", avk_version());
+        print_version();
         return AVKCLI_OK;
     }
     return avkcli_dispatch(AVKCLI_PROG, commands, sizeof commands / sizeof commands[0], argc - 1,

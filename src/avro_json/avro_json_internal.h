@@ -1,6 +1,6 @@
 /* Avro JSON reading the library needs beyond the public API. */
-#ifndef AVK_JSON_AVRO_JSON_INTERNAL_H
-#define AVK_JSON_AVRO_JSON_INTERNAL_H
+#ifndef AVK_AVRO_JSON_INTERNAL_H
+#define AVK_AVRO_JSON_INTERNAL_H
 
 #include "avrokit/arena.h"
 #include "avrokit/schema.h"

@@ -22,7 +22,11 @@ AVKI_KTARGET static inline size_t bmi2_encode_one(uint8_t *p, uint64_t u)
 
 #define AVKI_KFN(name) bmi2_##name
 #define AVKI_EXTRACT(w, bits) _pext_u64((w), (bits) & AVKI_LOW7_BITS)
+#define AVKI_EXTRACT0(x, len) _pext_u64((x), AVKI_LOW7_BITS)
 #define AVKI_ENCODE(p, u) bmi2_encode_one((p), (u))
+#define AVKI_ENCODE_ANY(p, u)                                        \
+    AVKI_ENCODE_BRANCHFREE(p, u, _pdep_u64((u), AVKI_LOW7_BITS),     \
+                           ((64u - (unsigned)_lzcnt_u64((u) | 1)) * 9u + 64u) >> 6)
 #include "varint/varint_bulk_template.h"
 
 static int bmi2_runnable(const avki_cpu *cpu)

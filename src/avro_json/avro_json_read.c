@@ -7,7 +7,7 @@
 #include "avrokit/avro_json.h"
 #include "common/error.h"
 #include "common/value_path.h"
-#include "json/avro_json_internal.h"
+#include "avro_json/avro_json_internal.h"
 #include "json/json.h"
 #include "schema/schema_internal.h"
 
