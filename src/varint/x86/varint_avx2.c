@@ -713,6 +713,48 @@ finish:
     return i;
 }
 
+/* One int at p (avail bytes there): the word decoder while 10 bytes are
+ * readable, byte by byte near the end. Returns its length, 0 when it is
+ * malformed or cut (the same rule as avki_decode_careful with 5 bytes: at
+ * most 5 bytes, no bits beyond 32). */
+AVKI_KTARGET static inline size_t int_step(const uint8_t *p, size_t avail, uint64_t *u)
+{
+    size_t k;
+    if (avail < AVK_VARINT_LONG_MAX)
+        return avki_decode_careful(p, avail, AVK_VARINT_INT_MAX, u);
+    k = avki_decode_u64_word(p, u);
+    return k <= AVK_VARINT_INT_MAX && (*u >> 32) == 0 ? k : 0;
+}
+
+/* Up to 64 ints from a stretch that holds values of 5 bytes, through the
+ * long decoder's vector groups, then checked: every value below 2^32 and
+ * the bytes used equal to the sum of the values' shortest encodings (a
+ * padded encoding, which could hide a 6-byte int, is always longer).
+ * Returns how many it decoded (*used their bytes), or 0 when the stretch
+ * must go a value at a time (a bad or cut value, or a check failed). */
+AVKI_KTARGET static size_t ints_via_longs(const uint8_t *p, size_t avail, int32_t *out,
+                                          size_t m, size_t *used)
+{
+    int64_t tmp[64];
+    size_t j, got, canonical = 0;
+    uint64_t over = 0;
+    if (m > 64)
+        m = 64;
+    got = avx2_decode_longs(p, avail, tmp, m, used);
+    if (got != m)
+        return 0;
+    for (j = 0; j < m; j++) {
+        uint64_t u = avk_zigzag_encode64(tmp[j]);
+        over |= u >> 32;
+        canonical += avki_varint_len(u);
+    }
+    if (over || canonical != *used)
+        return 0;
+    for (j = 0; j < m; j++)
+        out[j] = (int32_t)tmp[j];
+    return m;
+}
+
 AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32_t *out,
                                             size_t n, size_t *consumed)
 {
@@ -758,14 +800,24 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
                 _mm256_storeu_si256((__m256i *)(out + i + k),
                                     unzigzag32(compact32(gather_group(p, prev, ends, k, 4, &c4))));
         }
-        /* The rest, and values of 5 bytes or more (the last byte may carry
-         * bits beyond 32), byte by byte as the reference does. */
+        /* A window with values of 5 bytes (whose last byte may carry bits
+         * beyond 32): through the long decoder when the checks pass. */
+        if (w == 0 && count > 4) {
+            size_t used, got = ints_via_longs(p, (size_t)(end - p), out + i, n - i, &used);
+            if (got) {
+                p += used;
+                i += got;
+                continue;
+            }
+        }
+        /* The rest, and what the long decoder could not take: a value at a
+         * time through the word decoder. */
         if (k < count) {
             uint32_t rest = skip_stops(stops, k);
             size_t s = first_start(stops, rest);
             for (; k < count; k++) {
                 uint64_t u;
-                if (!avki_decode_careful(p + s, (size_t)(end - p) - s, AVK_VARINT_INT_MAX, &u)) {
+                if (!int_step(p + s, (size_t)(end - p) - s, &u)) {
                     p += s;
                     i += k;
                     goto finish;
@@ -780,7 +832,7 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
     }
     while (i < n) {
         uint64_t u;
-        size_t k = avki_decode_careful(p, (size_t)(end - p), AVK_VARINT_INT_MAX, &u);
+        size_t k = int_step(p, (size_t)(end - p), &u);
         if (!k)
             break;
         out[i++] = avk_zigzag_decode32((uint32_t)u);
