@@ -89,6 +89,17 @@ static uint8_t *slab_take(avki_file_header *h, size_t n)
     return p;
 }
 
+/* A read of the header item that starts at byte at failed with st: a cut
+ * file is named as such, other statuses keep the reader's message. */
+static avk_status item_read_failed(avk_status st, uint64_t at, const char *what, avk_error *err)
+{
+    if (st == AVK_ERR_TRUNCATED)
+        return avki_error_set(err, st, at,
+                              "file header: the file ends inside the %s that starts at byte %llu",
+                              what, (unsigned long long)at);
+    return st;
+}
+
 /* Reads n bytes (n >= SMALL_MAX) into a new block of n + 1 bytes. */
 static avk_status read_owned(avk_reader *r, const avk_allocator *a, uint64_t n, uint8_t **out,
                              const char *what, avk_error *err)
@@ -104,12 +115,8 @@ static avk_status read_owned(avk_reader *r, const avk_allocator *a, uint64_t n, 
      * give once no storage could grow further. */
     if (n >= SIZE_MAX) {
         avk_status st = avk_reader_skip(r, n, err);
-        if (st == AVK_ERR_TRUNCATED)
-            return avki_error_set(err, st, at,
-                                  "file header: the file ends inside the %s that starts at byte %llu",
-                                  what, (unsigned long long)at);
         if (st != AVK_OK)
-            return st;
+            return item_read_failed(st, at, what, err);
         return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");
     }
 #endif
@@ -136,12 +143,7 @@ static avk_status read_owned(avk_reader *r, const avk_allocator *a, uint64_t n, 
         st = avk_reader_read_raw(r, buf + got, want, err);
         if (st != AVK_OK) {
             a->free(a->ctx, buf, cap);
-            if (st == AVK_ERR_TRUNCATED)
-                return avki_error_set(err, st, at,
-                                      "file header: the file ends inside the %s that starts "
-                                      "at byte %llu",
-                                      what, (unsigned long long)at);
-            return st;
+            return item_read_failed(st, at, what, err);
         }
         got += want;
     }
@@ -170,12 +172,8 @@ static avk_status read_item(avki_file_header *h, avk_reader *r, uint64_t n, uint
     if (!p)
         return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");
     st = avk_reader_read_raw(r, p, (size_t)n, err);
-    if (st == AVK_ERR_TRUNCATED)
-        return avki_error_set(err, st, at,
-                              "file header: the file ends inside the %s that starts at byte %llu",
-                              what, (unsigned long long)at);
     if (st != AVK_OK)
-        return st;
+        return item_read_failed(st, at, what, err);
     p[n] = 0;
     *out = p;
     return AVK_OK;
