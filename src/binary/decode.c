@@ -329,7 +329,7 @@ AVK_INLINE const uint8_t *fast_field(const avki_node *nodes, const avki_step *s,
         f->u.boolean = *p;
         return p + 1;
     case AVKI_OP_INT:
-        if (s->run) /* a run goes through the bulk decoder */
+        if (s->run >= AVKI_DECODE_MIN_RUN) /* a long run goes through the bulk decoder */
             return NULL;
         n = avki_decode_u64_word(p, &u);
         if (AVK_UNLIKELY(n - 1 >= AVK_VARINT_INT_MAX || (u >> 32) != 0))
@@ -337,7 +337,7 @@ AVK_INLINE const uint8_t *fast_field(const avki_node *nodes, const avki_step *s,
         f->u.i = avk_zigzag_decode32((uint32_t)u);
         return p + n;
     case AVKI_OP_LONG:
-        if (s->run)
+        if (s->run >= AVKI_DECODE_MIN_RUN)
             return NULL;
         n = avki_decode_u64_word(p, &u);
         if (AVK_UNLIKELY(n == 0))
@@ -836,7 +836,8 @@ static int run_record(dctx *c, dframe *f, const avki_node *n, avk_value *fields,
             continue;
         }
         r->pos = p;
-        if (s[i].run && (size_t)(end - p) >= s[i].run * (size_t)AVK_VARINT_LONG_MAX &&
+        if (s[i].run >= AVKI_DECODE_MIN_RUN &&
+            (size_t)(end - p) >= s[i].run * (size_t)AVK_VARINT_LONG_MAX &&
             decode_run(c, s + i, fields + i) == 0) {
             i += s[i].run - 1u;
         } else {
