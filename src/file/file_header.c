@@ -252,7 +252,9 @@ static avk_status add_entry(avki_file_header *h, avk_reader *r, avki_key_set *ke
                             uint64_t *budget, avk_error *err)
 {
     avki_file_meta *m;
-    uint64_t klen, vlen, at = avk_reader_offset(r);
+    /* klen and vlen are set by read_length; the zeros only quiet -O3's
+     * -Wmaybe-uninitialized, which cannot see that it sets them on AVK_OK. */
+    uint64_t klen = 0, vlen = 0, at = avk_reader_offset(r);
     if (h->meta_count == h->meta_cap) {
         size_t ncap = h->meta_cap ? h->meta_cap * 2 : 8;
         avki_file_meta *nm = h->alloc.realloc(h->alloc.ctx, h->meta, h->meta_cap * sizeof *nm,

@@ -592,7 +592,7 @@ static avk_status mismatch(rcomp *c, const avk_type *w, const avk_type *r, uint3
 
 static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32_t *out)
 {
-    uint32_t idx;
+    uint32_t idx = 0; /* set on AVK_OK; 0 quiets -O3's -Wmaybe-uninitialized */
     avk_status st = AVK_OK;
     int op;
     if (pair_find(&c->memo, w, r, out))
