@@ -1,19 +1,21 @@
 # avrokit: `make test` and `make demo` do all the set-up on a fresh Debian machine.
 # Other targets: bench, sanitize, valgrind, fuzz, install-check, clean;
-# test-aarch64 and test-m32 (portable builds: arm64 under qemu, 32-bit x86).
+# test-aarch64 and test-m32 (portable builds: arm64 under qemu, 32-bit x86);
+# test-clang (a Release -O3 build with clang and -Werror, and its unit tests).
 
 BUILD        ?= build
 ASAN_BUILD   ?= build-asan
 FUZZ_BUILD   ?= build-fuzz
 AARCH64_BUILD ?= build-aarch64
 M32_BUILD    ?= build-m32
+CLANG_BUILD  ?= build-clang
 AVROKIT       = $(BUILD)/tools/avrokit/avrokit
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS  ?=
 
 .PHONY: all deps configure build test demo bench sanitize valgrind fuzz install-check clean \
-        test-aarch64 test-m32
+        test-aarch64 test-m32 test-clang
 
 all: build
 
@@ -101,5 +103,18 @@ test-m32:
 	ctest --test-dir $(M32_BUILD) --output-on-failure -j $(JOBS); rc=$$?; \
 	  $(M32_BUILD)/tools/avrokit/avrokit --version | sed -n '2,3p'; exit $$rc
 
+# Warnings are errors under clang as well, and under gcc at -O3 (Release),
+# where the flow analyses see the most (the library and tools of a gcc Release
+# build; make test builds at -O2).
+test-clang: deps
+	CC=clang CXX=clang++ cmake -S . -B $(CLANG_BUILD) -DCMAKE_BUILD_TYPE=Release -DAVK_WERROR=ON \
+	  -DAVK_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(CLANG_BUILD) -j $(JOBS)
+	ctest --test-dir $(CLANG_BUILD) --output-on-failure -j $(JOBS) -L 'unit|kernels' -E '@'
+	cmake -S . -B $(CLANG_BUILD)-gcc -DCMAKE_BUILD_TYPE=Release -DAVK_WERROR=ON \
+	  -DAVK_BUILD_TESTS=OFF -DAVK_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(CLANG_BUILD)-gcc -j $(JOBS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(AARCH64_BUILD) $(M32_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(AARCH64_BUILD) $(M32_BUILD) $(CLANG_BUILD) \
+	  $(CLANG_BUILD)-gcc

@@ -15,7 +15,7 @@
  * message and jumps back to the loop (memory of the failed case leaks). */
 static jmp_buf *case_jmp;
 
-static void tfail(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void tfail(const char *fmt, ...)
 {
     char msg[2048];
     va_list ap;
