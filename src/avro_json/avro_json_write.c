@@ -8,6 +8,7 @@
 #include "common/value_path.h"
 #include "json/json.h"
 #include "json/json_double.h"
+#include "json/json_escape.h"
 #include "json/json_utf8.h"
 #include "schema/schema_internal.h"
 
@@ -125,44 +126,7 @@ static inline avk_status put_float(jctx *c, float f)
  * '\\' escaped, \b \f \n \r \t, \u00xx for the other controls, the rest
  * as is), checking on the way that they are UTF-8: JSON text is UTF-8
  * (RFC 8259 section 8.1), so a string that is not cannot be written as
- * it is. escape_of: 0 for a byte copied as is, else the letter of its
- * short escape or 'u'. */
-static const char escape_of[256] = {
-    ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
-    [0x00] = 'u', [0x01] = 'u', [0x02] = 'u', [0x03] = 'u', [0x04] = 'u', [0x05] = 'u',
-    [0x06] = 'u', [0x07] = 'u', [0x0B] = 'u', [0x0E] = 'u', [0x0F] = 'u', [0x10] = 'u',
-    [0x11] = 'u', [0x12] = 'u', [0x13] = 'u', [0x14] = 'u', [0x15] = 'u', [0x16] = 'u',
-    [0x17] = 'u', [0x18] = 'u', [0x19] = 'u', [0x1A] = 'u', [0x1B] = 'u', [0x1C] = 'u',
-    [0x1D] = 'u', [0x1E] = 'u', [0x1F] = 'u', ['"'] = '"', ['\\'] = '\\',
-};
-
-/* Writes the escape for byte b at d; returns its length (2 or 6). */
-static inline size_t put_escape(uint8_t *d, unsigned b)
-{
-    static const char hex[] = "0123456789abcdef";
-    char e = escape_of[b];
-    d[0] = '\\';
-    if (e != 'u') {
-        d[1] = (uint8_t)e;
-        return 2;
-    }
-    d[1] = 'u';
-    d[2] = '0';
-    d[3] = '0';
-    d[4] = (uint8_t)hex[b >> 4];
-    d[5] = (uint8_t)hex[b & 15];
-    return 6;
-}
-
-/* Nonzero when one of the 8 bytes in x needs an escape: below 0x20, '"'
- * or '\\' (the usual "has a zero byte" test for each; exact as a yes or
- * no). Bytes from 0x80 up never match: their top bit is set. */
-static inline uint64_t escape8(uint64_t x)
-{
-    const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
-    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-    return ((x - ones * 0x20) & ~x & tops) | ((q - ones) & ~q & tops) | ((b - ones) & ~b & tops);
-}
+ * it is. The escapes are json_escape.h's, shared with that writer. */
 
 /* U+FFFD, what replaces each maximal invalid subpart. */
 static const uint8_t replacement[3] = {0xEF, 0xBF, 0xBD};
@@ -202,7 +166,7 @@ static avk_status put_string(jctx *c, const uint8_t *s, size_t len, int is_key)
             while (end - p >= 8) {
                 uint64_t x, hi;
                 memcpy(&x, p, 8);
-                if (AVK_UNLIKELY(escape8(x)))
+                if (AVK_UNLIKELY(avki_json_needs_escape8(x)))
                     break;
                 hi = x & 0x8080808080808080u;
                 if (hi) {
@@ -239,8 +203,8 @@ static avk_status put_string(jctx *c, const uint8_t *s, size_t len, int is_key)
             while (p < stop) {
                 unsigned b = *p;
                 if (b < 0x80) {
-                    if (escape_of[b])
-                        d += put_escape(d, b);
+                    if (avki_json_escape_of[b])
+                        d += avki_json_put_escape(d, b);
                     else
                         *d = (uint8_t)b, d++;
                     p++;
@@ -283,13 +247,13 @@ static avk_status put_string(jctx *c, const uint8_t *s, size_t len, int is_key)
         size_t n;
         uint8_t esc[6];
         if (b < 0x80) {
-            if (!escape_of[b]) {
+            if (!avki_json_escape_of[b]) {
                 p++;
                 continue;
             }
             if (p > run)
                 AVK_TRY(put(c, run, (size_t)(p - run)));
-            AVK_TRY(put(c, esc, put_escape(esc, b)));
+            AVK_TRY(put(c, esc, avki_json_put_escape(esc, b)));
             run = ++p;
             continue;
         }

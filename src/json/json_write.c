@@ -4,11 +4,9 @@
 #include "avrokit/writer.h"
 #include "common/error.h"
 #include "json/json.h"
+#include "json/json_escape.h"
 
-/* Bytes a string must escape (RFC 8259 section 7): '"', '\\' and the
- * control characters U+0000-U+001F. 0 for a byte copied as is; else the
- * letter of the short escape, or 'u' for \u00XX. */
-static const char escape_of[256] = {
+const char avki_json_escape_of[256] = {
     ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
     [0x00] = 'u', [0x01] = 'u', [0x02] = 'u', [0x03] = 'u', [0x04] = 'u', [0x05] = 'u',
     [0x06] = 'u', [0x07] = 'u', [0x0B] = 'u', [0x0E] = 'u', [0x0F] = 'u', [0x10] = 'u',
@@ -16,37 +14,6 @@ static const char escape_of[256] = {
     [0x17] = 'u', [0x18] = 'u', [0x19] = 'u', [0x1A] = 'u', [0x1B] = 'u', [0x1C] = 'u',
     [0x1D] = 'u', [0x1E] = 'u', [0x1F] = 'u', ['"'] = '"', ['\\'] = '\\',
 };
-
-static const char hex_digits[] = "0123456789abcdef";
-
-/* Writes the escape for byte c at d; returns the bytes written (2 or 6). */
-static inline size_t put_escape(uint8_t *d, unsigned char c)
-{
-    char e = escape_of[c];
-    d[0] = '\\';
-    if (e != 'u') {
-        d[1] = (uint8_t)e;
-        return 2;
-    }
-    d[1] = 'u';
-    d[2] = '0';
-    d[3] = '0';
-    d[4] = (uint8_t)hex_digits[c >> 4];
-    d[5] = (uint8_t)hex_digits[c & 15];
-    return 6;
-}
-
-/* Nonzero when one of the 8 bytes in x is below 0x20, '"' or '\\'
- * (exact: the usual "has a zero byte" test, (v - 0x01..) & ~v & 0x80..,
- * has no false positive in the any-byte sense, and below 0x20 is the same
- * test with 0x20). Bytes from 0x80 up never match: their top bit is set. */
-static inline uint64_t needs_escape8(uint64_t x)
-{
-    const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
-    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-    return ((x - ones * 0x20) & ~x & tops) | ((q - ones) & ~q & tops) |
-           ((b - ones) & ~b & tops);
-}
 
 avk_status avki_json_write_string(avk_writer *w, const char *s, size_t len, avk_error *err)
 {
@@ -62,7 +29,7 @@ avk_status avki_json_write_string(avk_writer *w, const char *s, size_t len, avk_
         while (end - p >= 8) {
             uint64_t x;
             memcpy(&x, p, 8);
-            if (!needs_escape8(x)) {
+            if (!avki_json_needs_escape8(x)) {
                 memcpy(d, p, 8);
                 d += 8;
                 p += 8;
@@ -70,16 +37,16 @@ avk_status avki_json_write_string(avk_writer *w, const char *s, size_t len, avk_
             }
             for (run = p + 8; p < run; p++) {
                 unsigned char c = *p;
-                if (escape_of[c])
-                    d += put_escape(d, c);
+                if (avki_json_escape_of[c])
+                    d += avki_json_put_escape(d, c);
                 else
                     *d++ = c;
             }
         }
         for (; p < end; p++) {
             unsigned char c = *p;
-            if (escape_of[c])
-                d += put_escape(d, c);
+            if (avki_json_escape_of[c])
+                d += avki_json_put_escape(d, c);
             else
                 *d++ = c;
         }
@@ -92,11 +59,11 @@ avk_status avki_json_write_string(avk_writer *w, const char *s, size_t len, avk_
     AVK_TRY(avk_writer_write_raw(w, "\"", 1, err));
     run = p;
     for (; p < end; p++) {
-        if (!escape_of[*p])
+        if (!avki_json_escape_of[*p])
             continue;
         if (p > run)
             AVK_TRY(avk_writer_write_raw(w, run, (size_t)(p - run), err));
-        AVK_TRY(avk_writer_write_raw(w, esc, put_escape(esc, *p), err));
+        AVK_TRY(avk_writer_write_raw(w, esc, avki_json_put_escape(esc, *p), err));
         run = p + 1;
     }
     if (p > run)
