@@ -761,6 +761,7 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
     const uint8_t *p = in, *end = in + len;
     gather_consts c2, c4;
     size_t i = 0;
+    const uint8_t *longs_retry = in; /* where ints_via_longs may run again */
     pthread_once(&tables_once, tables_init);
     c2 = make_consts(2);
     c4 = make_consts(4);
@@ -802,13 +803,17 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
         }
         /* A window with values of 5 bytes (whose last byte may carry bits
          * beyond 32): through the long decoder when the checks pass. */
-        if (w == 0 && count > 4) {
-            size_t used, got = ints_via_longs(p, (size_t)(end - p), out + i, n - i, &used);
+        if (w == 0 && count > 4 && p >= longs_retry) {
+            size_t used = 0, got = ints_via_longs(p, (size_t)(end - p), out + i, n - i, &used);
             if (got) {
                 p += used;
                 i += got;
                 continue;
             }
+            /* Not again before the stretch it looked at is behind us:
+             * padded encodings or a bad value would otherwise be decoded
+             * as longs once per window. */
+            longs_retry = p + (used ? used : 1);
         }
         /* The rest, and what the long decoder could not take: a value at a
          * time through the word decoder. */
