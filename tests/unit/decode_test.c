@@ -41,9 +41,12 @@ typedef struct bb {
 
 static void bb_put(bb *b, const void *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
+    /* Room for n bytes and a NUL, tested without the sum b->len + n + 1:
+     * gcc -O3 followed its wrap to a path where n is SIZE_MAX and warned
+     * about the memcpy (-Wstringop-overflow). */
+    if (n >= b->cap - b->len) {
         size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
+        while (cap - b->len <= n)
             cap *= 2;
         b->p = (uint8_t *)realloc(b->p, cap);
         assert_non_null(b->p);
