@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "avrokit/macros.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,7 +23,7 @@ typedef struct avk_allocator {
 
 /* The allocator used when an option struct passes NULL: malloc, realloc
  * and free from the C library. */
-const avk_allocator *avk_allocator_libc(void);
+AVK_EXPORT const avk_allocator *avk_allocator_libc(void);
 
 #ifdef __cplusplus
 }

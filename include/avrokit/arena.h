@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "avrokit/alloc.h"
+#include "avrokit/macros.h"
 #include "avrokit/status.h"
 
 #ifdef __cplusplus
@@ -45,10 +46,10 @@ static inline void avk_arena_options_init(avk_arena_options *o)
 /* A new, empty arena (the arena object itself comes from the allocator).
  * opts may be NULL. Returns AVK_OK, AVK_ERR_NO_MEMORY or
  * AVK_ERR_INVALID_ARGUMENT (NULL out, bad options size). */
-avk_status avk_arena_new(const avk_arena_options *opts, avk_arena **out, avk_error *err);
+AVK_EXPORT avk_status avk_arena_new(const avk_arena_options *opts, avk_arena **out, avk_error *err);
 
 /* Frees every block and the arena. NULL is ignored. */
-void avk_arena_free(avk_arena *arena);
+AVK_EXPORT void avk_arena_free(avk_arena *arena);
 
 /* Forgets every allocation. Keeps the largest block for reuse and frees
  * the others: a record-after-record loop that resets between records stops
@@ -56,17 +57,17 @@ void avk_arena_free(avk_arena *arena);
  * while it is the largest (ties included); once a larger block has been
  * allocated, that one is kept and the caller's storage is no longer used
  * (it is never freed). */
-void avk_arena_reset(avk_arena *arena);
+AVK_EXPORT void avk_arena_reset(avk_arena *arena);
 
 /* size bytes aligned to align (a power of two up to 16; 0 counts as 1);
  * NULL when the allocator fails, the limit would be passed, or align is
  * invalid. Valid until reset or free. */
-void *avk_arena_alloc(avk_arena *arena, size_t size, size_t align);
+AVK_EXPORT void *avk_arena_alloc(avk_arena *arena, size_t size, size_t align);
 
 /* Statistics, for tests and benchmarks: bytes currently obtained from the
  * allocator, and allocator calls made since the arena was created. */
-size_t avk_arena_bytes(const avk_arena *arena);
-size_t avk_arena_allocations(const avk_arena *arena);
+AVK_EXPORT size_t avk_arena_bytes(const avk_arena *arena);
+AVK_EXPORT size_t avk_arena_allocations(const avk_arena *arena);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "avrokit/macros.h"
 #include "avrokit/plan.h"
 #include "avrokit/status.h"
 #include "avrokit/value.h"
@@ -78,11 +79,13 @@ static inline void avk_json_write_options_init(avk_json_write_options *o)
  * nothing of v stays in a memory writer, nor in a stream writer that has
  * not flushed since the call began (it has, when v's text outgrew its
  * buffer: the destination then holds the start of v). Reentrant. */
-avk_status avk_value_write_json_opts(const avk_value *v, const avk_json_write_options *opts,
-                                     avk_writer *w, avk_error *err);
+AVK_EXPORT avk_status avk_value_write_json_opts(const avk_value *v,
+                                                const avk_json_write_options *opts, avk_writer *w,
+                                                avk_error *err);
 
 /* avk_value_write_json_opts with flags and the default depth. */
-avk_status avk_value_write_json(const avk_value *v, unsigned flags, avk_writer *w, avk_error *err);
+AVK_EXPORT avk_status avk_value_write_json(const avk_value *v, unsigned flags, avk_writer *w,
+                                           avk_error *err);
 
 /* Reading flags. */
 /* Read the first value of the text; more may follow it. *used gets the
@@ -184,14 +187,14 @@ static inline void avk_json_read_options_init(avk_json_read_options *o)
  *         fprintf(stderr, "%s\n", err.message);
  *     }
  */
-avk_status avk_value_read_json_opts(const avk_type *t, const char *json, size_t len,
-                                    const avk_json_read_options *opts, avk_arena *arena,
-                                    avk_value *out, size_t *used, avk_error *err);
+AVK_EXPORT avk_status avk_value_read_json_opts(const avk_type *t, const char *json, size_t len,
+                                               const avk_json_read_options *opts, avk_arena *arena,
+                                               avk_value *out, size_t *used, avk_error *err);
 
 /* avk_value_read_json_opts on the whole text with the default limits:
  * json[0..len) is one value with optional white space around it. */
-avk_status avk_value_read_json(const avk_type *t, const char *json, size_t len, avk_arena *arena,
-                               avk_value *out, avk_error *err);
+AVK_EXPORT avk_status avk_value_read_json(const avk_type *t, const char *json, size_t len,
+                                          avk_arena *arena, avk_value *out, avk_error *err);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "avrokit/macros.h"
 #include "avrokit/plan.h"
 #include "avrokit/status.h"
 #include "avrokit/writer.h"
@@ -38,44 +39,49 @@ typedef struct avk_builder avk_builder;
 
 /* Returns AVK_OK, AVK_ERR_NO_MEMORY or AVK_ERR_INVALID_ARGUMENT. plan and
  * w must outlive the builder. allocator NULL means the C library. */
-avk_status avk_builder_new(const avk_plan *plan, avk_writer *w, const avk_allocator *allocator,
-                           avk_builder **out, avk_error *err);
-void avk_builder_free(avk_builder *b);
+AVK_EXPORT avk_status avk_builder_new(const avk_plan *plan, avk_writer *w,
+                                      const avk_allocator *allocator, avk_builder **out,
+                                      avk_error *err);
+AVK_EXPORT void avk_builder_free(avk_builder *b);
 
 /* Drops a partly built value (what was already handed to the writer stays
  * there) and expects a new root value. */
-void avk_builder_reset(avk_builder *b);
+AVK_EXPORT void avk_builder_reset(avk_builder *b);
 
 /* 1 when no value is partly built (every started root value is complete). */
-int avk_builder_complete(const avk_builder *b);
+AVK_EXPORT int avk_builder_complete(const avk_builder *b);
 
-avk_status avk_builder_null(avk_builder *b, avk_error *err);
+AVK_EXPORT avk_status avk_builder_null(avk_builder *b, avk_error *err);
 /* Any non-zero v is written as true. */
-avk_status avk_builder_boolean(avk_builder *b, int v, avk_error *err);
-avk_status avk_builder_int(avk_builder *b, int32_t v, avk_error *err);
+AVK_EXPORT avk_status avk_builder_boolean(avk_builder *b, int v, avk_error *err);
+AVK_EXPORT avk_status avk_builder_int(avk_builder *b, int32_t v, avk_error *err);
 /* Also accepted where the schema has an int (when v fits in 32 bits). */
-avk_status avk_builder_long(avk_builder *b, int64_t v, avk_error *err);
-avk_status avk_builder_float(avk_builder *b, float v, avk_error *err);
-avk_status avk_builder_double(avk_builder *b, double v, avk_error *err);
-avk_status avk_builder_bytes(avk_builder *b, const void *data, size_t len, avk_error *err);
-avk_status avk_builder_string(avk_builder *b, const char *s, size_t len, avk_error *err);
+AVK_EXPORT avk_status avk_builder_long(avk_builder *b, int64_t v, avk_error *err);
+AVK_EXPORT avk_status avk_builder_float(avk_builder *b, float v, avk_error *err);
+AVK_EXPORT avk_status avk_builder_double(avk_builder *b, double v, avk_error *err);
+AVK_EXPORT avk_status avk_builder_bytes(avk_builder *b, const void *data, size_t len,
+                                        avk_error *err);
+AVK_EXPORT avk_status avk_builder_string(avk_builder *b, const char *s, size_t len, avk_error *err);
 /* len must equal the fixed size. */
-avk_status avk_builder_fixed(avk_builder *b, const void *data, size_t len, avk_error *err);
-avk_status avk_builder_enum(avk_builder *b, int32_t index, avk_error *err);
+AVK_EXPORT avk_status avk_builder_fixed(avk_builder *b, const void *data, size_t len,
+                                        avk_error *err);
+AVK_EXPORT avk_status avk_builder_enum(avk_builder *b, int32_t index, avk_error *err);
 /* Chooses a union branch; the next call writes its value. */
-avk_status avk_builder_union(avk_builder *b, uint32_t branch, avk_error *err);
-avk_status avk_builder_array_begin(avk_builder *b, avk_error *err);
-avk_status avk_builder_array_end(avk_builder *b, avk_error *err);
-avk_status avk_builder_map_begin(avk_builder *b, avk_error *err);
-avk_status avk_builder_map_key(avk_builder *b, const char *key, size_t len, avk_error *err);
-avk_status avk_builder_map_end(avk_builder *b, avk_error *err);
+AVK_EXPORT avk_status avk_builder_union(avk_builder *b, uint32_t branch, avk_error *err);
+AVK_EXPORT avk_status avk_builder_array_begin(avk_builder *b, avk_error *err);
+AVK_EXPORT avk_status avk_builder_array_end(avk_builder *b, avk_error *err);
+AVK_EXPORT avk_status avk_builder_map_begin(avk_builder *b, avk_error *err);
+AVK_EXPORT avk_status avk_builder_map_key(avk_builder *b, const char *key, size_t len,
+                                          avk_error *err);
+AVK_EXPORT avk_status avk_builder_map_end(avk_builder *b, avk_error *err);
 
 /* Writes a whole array of n items from a typed C array, where the schema
  * expects an array whose items are stored typed (see avk_array_is_typed):
  * uint8_t for boolean, int32_t for int, int64_t for long, float, double,
  * n * size bytes for fixed; items NULL for null. int and long items go
  * through the bulk varint kernels. */
-avk_status avk_builder_array(avk_builder *b, const void *items, size_t n, avk_error *err);
+AVK_EXPORT avk_status avk_builder_array(avk_builder *b, const void *items, size_t n,
+                                        avk_error *err);
 
 #ifdef __cplusplus
 }

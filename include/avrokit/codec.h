@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "avrokit/alloc.h"
+#include "avrokit/macros.h"
 #include "avrokit/status.h"
 
 #ifdef __cplusplus
@@ -34,12 +35,12 @@ typedef enum avk_codec {
  * to 1, otherwise to 0. nonstandard may be NULL.
  * Returns AVK_OK, AVK_ERR_CODEC for an unknown name (message quotes it),
  * or AVK_ERR_INVALID_ARGUMENT when name (with len > 0) or out is NULL. */
-avk_status avk_codec_from_name(const char *name, size_t len, avk_codec *out, int *nonstandard,
-                               avk_error *err);
+AVK_EXPORT avk_status avk_codec_from_name(const char *name, size_t len, avk_codec *out,
+                                          int *nonstandard, avk_error *err);
 
 /* The specification's name of c ("null", "deflate", ...), or NULL for a
  * value outside the enum. The string is static. */
-const char *avk_codec_name(avk_codec c);
+AVK_EXPORT const char *avk_codec_name(avk_codec c);
 
 /* A growable byte buffer owned by the caller and reused block after block,
  * so that in steady state compressing and decompressing allocate nothing.
@@ -53,11 +54,11 @@ typedef struct avk_buffer {
 
 /* Makes an empty buffer (allocates nothing) that will use *alloc, or the C
  * library when alloc is NULL. The allocator is copied. */
-void avk_buffer_init(avk_buffer *buf, const avk_allocator *alloc);
+AVK_EXPORT void avk_buffer_init(avk_buffer *buf, const avk_allocator *alloc);
 
 /* Frees the buffer's memory and leaves it empty and usable. NULL and a
  * second call are harmless. */
-void avk_buffer_destroy(avk_buffer *buf);
+AVK_EXPORT void avk_buffer_destroy(avk_buffer *buf);
 
 /* Compresses the len bytes at in with codec c into out, replacing its
  * contents (out->len is the compressed size; capacity is kept and grown as
@@ -74,8 +75,8 @@ void avk_buffer_destroy(avk_buffer *buf);
  * distinct threads at once. Each call creates and frees the codec library's
  * own state: to compress or decompress block after block, keep an
  * avk_codec_ctx instead. */
-avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t len,
-                              avk_buffer *out, avk_error *err);
+AVK_EXPORT avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t len,
+                                         avk_buffer *out, avk_error *err);
 
 /* Decompresses the len bytes at in (one container block) with codec c into
  * out, replacing its contents, refusing to produce more than max_out bytes:
@@ -90,8 +91,8 @@ avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *in, size_t 
  * zstd, bzip2 or xz stream are an error); AVK_ERR_CHECKSUM
  * (snappy CRC-32 mismatch); AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT.
  * On failure out->len is 0. */
-avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len, size_t max_out,
-                                avk_buffer *out, avk_error *err);
+AVK_EXPORT avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len,
+                                           size_t max_out, avk_buffer *out, avk_error *err);
 
 /* Codec library state kept from call to call: a libdeflate compressor and
  * decompressor, zstd compression and decompression contexts, made on first
@@ -111,18 +112,21 @@ typedef struct avk_codec_ctx avk_codec_ctx;
 /* Makes an empty context (the codec libraries' state comes on first use).
  * alloc NULL means the C library; it is copied. Returns AVK_OK,
  * AVK_ERR_NO_MEMORY or AVK_ERR_INVALID_ARGUMENT (NULL out). */
-avk_status avk_codec_ctx_new(const avk_allocator *alloc, avk_codec_ctx **out, avk_error *err);
+AVK_EXPORT avk_status avk_codec_ctx_new(const avk_allocator *alloc, avk_codec_ctx **out,
+                                        avk_error *err);
 
 /* Frees the context and the library state it holds. NULL is ignored. */
-void avk_codec_ctx_free(avk_codec_ctx *ctx);
+AVK_EXPORT void avk_codec_ctx_free(avk_codec_ctx *ctx);
 
 /* avk_codec_compress and avk_codec_decompress (same arguments, statuses and
  * limits) keeping the codec library's state in ctx; ctx NULL is the
  * one-shot call. */
-avk_status avk_codec_ctx_compress(avk_codec_ctx *ctx, avk_codec c, int level, const uint8_t *in,
-                                  size_t len, avk_buffer *out, avk_error *err);
-avk_status avk_codec_ctx_decompress(avk_codec_ctx *ctx, avk_codec c, const uint8_t *in,
-                                    size_t len, size_t max_out, avk_buffer *out, avk_error *err);
+AVK_EXPORT avk_status avk_codec_ctx_compress(avk_codec_ctx *ctx, avk_codec c, int level,
+                                             const uint8_t *in, size_t len, avk_buffer *out,
+                                             avk_error *err);
+AVK_EXPORT avk_status avk_codec_ctx_decompress(avk_codec_ctx *ctx, avk_codec c, const uint8_t *in,
+                                               size_t len, size_t max_out, avk_buffer *out,
+                                               avk_error *err);
 
 #ifdef __cplusplus
 }

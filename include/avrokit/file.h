@@ -9,6 +9,7 @@
 #include "avrokit/alloc.h"
 #include "avrokit/arena.h"
 #include "avrokit/codec.h"
+#include "avrokit/macros.h"
 #include "avrokit/plan.h"
 #include "avrokit/reader.h"
 #include "avrokit/schema.h"
@@ -160,37 +161,39 @@ static inline void avk_file_reader_options_init(avk_file_reader_options *o)
  *     }
  *     avk_file_reader_free(fr);
  */
-avk_status avk_file_reader_open_path(const char *path, const avk_file_reader_options *opts,
-                                     avk_file_reader **out, avk_error *err);
-avk_status avk_file_reader_open_fd(int fd, const avk_file_reader_options *opts,
-                                   avk_file_reader **out, avk_error *err);
-avk_status avk_file_reader_open_memory(const void *data, size_t len,
-                                       const avk_file_reader_options *opts,
-                                       avk_file_reader **out, avk_error *err);
+AVK_EXPORT avk_status avk_file_reader_open_path(const char *path,
+                                                const avk_file_reader_options *opts,
+                                                avk_file_reader **out, avk_error *err);
+AVK_EXPORT avk_status avk_file_reader_open_fd(int fd, const avk_file_reader_options *opts,
+                                              avk_file_reader **out, avk_error *err);
+AVK_EXPORT avk_status avk_file_reader_open_memory(const void *data, size_t len,
+                                                  const avk_file_reader_options *opts,
+                                                  avk_file_reader **out, avk_error *err);
 
 /* Closes what open_path opened and frees everything. NULL is ignored. */
-void avk_file_reader_free(avk_file_reader *fr);
+AVK_EXPORT void avk_file_reader_free(avk_file_reader *fr);
 
 /* The writer's schema (owned by the reader), its compiled plan, the codec
  * (*nonstandard set to 1 when the file named it "lzma" or "zstd" rather
  * than "xz" or "zstandard"; may be NULL), the sync marker (16 bytes) and
  * the header's size in bytes (the offset of the first block). */
-const avk_schema *avk_file_reader_schema(const avk_file_reader *fr);
-const avk_plan *avk_file_reader_plan(const avk_file_reader *fr);
-avk_codec avk_file_reader_codec(const avk_file_reader *fr, int *nonstandard);
-const uint8_t *avk_file_reader_sync(const avk_file_reader *fr);
-uint64_t avk_file_reader_header_size(const avk_file_reader *fr);
+AVK_EXPORT const avk_schema *avk_file_reader_schema(const avk_file_reader *fr);
+AVK_EXPORT const avk_plan *avk_file_reader_plan(const avk_file_reader *fr);
+AVK_EXPORT avk_codec avk_file_reader_codec(const avk_file_reader *fr, int *nonstandard);
+AVK_EXPORT const uint8_t *avk_file_reader_sync(const avk_file_reader *fr);
+AVK_EXPORT uint64_t avk_file_reader_header_size(const avk_file_reader *fr);
 
 /* Metadata entries in file order, avro.* ones included. Keys are
  * NUL-terminated UTF-8 and hold no other NUL byte, and no key appears twice
  * (the reader refuses other files); values are bytes (not terminated; *len
  * set). Owned by the reader. Index out of range returns 0 (and leaves the
  * outputs alone). */
-size_t avk_file_reader_meta_count(const avk_file_reader *fr);
-int avk_file_reader_meta_at(const avk_file_reader *fr, size_t i, const char **key,
-                            const uint8_t **value, size_t *len);
+AVK_EXPORT size_t avk_file_reader_meta_count(const avk_file_reader *fr);
+AVK_EXPORT int avk_file_reader_meta_at(const avk_file_reader *fr, size_t i, const char **key,
+                                       const uint8_t **value, size_t *len);
 /* The value of key, or NULL (with *len untouched) when absent. */
-const uint8_t *avk_file_reader_meta(const avk_file_reader *fr, const char *key, size_t *len);
+AVK_EXPORT const uint8_t *avk_file_reader_meta(const avk_file_reader *fr, const char *key,
+                                               size_t *len);
 
 /* Decodes the next record into *out (memory from arena). Sets *more to 1
  * with a record, or to 0 at the clean end of the file (and every call after
@@ -218,11 +221,11 @@ const uint8_t *avk_file_reader_meta(const avk_file_reader *fr, const char *key, 
  * gives where the dropped range ends). It is not counted in bad_blocks.
  * Otherwise, after an error the reader is done: further calls return the
  * same status. */
-avk_status avk_file_reader_next(avk_file_reader *fr, avk_arena *arena, avk_value *out,
-                                int *more, avk_error *err);
+AVK_EXPORT avk_status avk_file_reader_next(avk_file_reader *fr, avk_arena *arena, avk_value *out,
+                                           int *more, avk_error *err);
 
 /* Skips the next record without building it. *more and statuses as next. */
-avk_status avk_file_reader_skip(avk_file_reader *fr, int *more, avk_error *err);
+AVK_EXPORT avk_status avk_file_reader_skip(avk_file_reader *fr, int *more, avk_error *err);
 
 /* One block as stored in the file. */
 typedef struct avk_file_block {
@@ -254,15 +257,16 @@ typedef struct avk_file_block {
  * (avk_file_block_decompress, then avk_plan_decode with
  * avk_file_reader_plan's plan, are safe to call from many threads at once,
  * each with its own buffer and arena). */
-avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block, int *more,
-                                      avk_error *err);
+AVK_EXPORT avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block,
+                                                 int *more, avk_error *err);
 
 /* Decompresses a block's data with the reader's codec and limits into out
  * (contents replaced). Touches nothing in fr but its settings, so it may run
  * on many threads at once (each with its own buffer). Statuses: AVK_OK,
  * AVK_ERR_CODEC, AVK_ERR_CHECKSUM, AVK_ERR_LIMIT, AVK_ERR_NO_MEMORY. */
-avk_status avk_file_block_decompress(const avk_file_reader *fr, const avk_file_block *block,
-                                     avk_buffer *out, avk_error *err);
+AVK_EXPORT avk_status avk_file_block_decompress(const avk_file_reader *fr,
+                                                const avk_file_block *block, avk_buffer *out,
+                                                avk_error *err);
 
 /* Seeking (path, seekable fd or memory readers; others return
  * AVK_ERR_INVALID_ARGUMENT). Moves to the first block whose preceding sync
@@ -276,16 +280,18 @@ avk_status avk_file_block_decompress(const avk_file_reader *fr, const avk_file_b
  * marker before the block). Every block then belongs to exactly one part.
  * A 16-byte match inside data that is not a marker is possible (odds of
  * 2^-128 per position) and would show as a damaged block. */
-avk_status avk_file_reader_seek_sync(avk_file_reader *fr, uint64_t offset, avk_error *err);
+AVK_EXPORT avk_status avk_file_reader_seek_sync(avk_file_reader *fr, uint64_t offset,
+                                                avk_error *err);
 
 /* Moves to the block that starts at offset exactly (a block.offset from an
  * earlier read; the header size for the first block). Same readers as
  * seek_sync. */
-avk_status avk_file_reader_seek_block(avk_file_reader *fr, uint64_t offset, avk_error *err);
+AVK_EXPORT avk_status avk_file_reader_seek_block(avk_file_reader *fr, uint64_t offset,
+                                                 avk_error *err);
 
 /* File offset of the block the next record comes from (or of the next
  * block when between blocks): with seek_block, a place to come back to. */
-uint64_t avk_file_reader_block_offset(const avk_file_reader *fr);
+AVK_EXPORT uint64_t avk_file_reader_block_offset(const avk_file_reader *fr);
 
 /* Totals since open. */
 typedef struct avk_file_reader_stats {
@@ -298,7 +304,7 @@ typedef struct avk_file_reader_stats {
                                  blocks dropped for a limit are not counted) */
     uint64_t bad_bytes;       /* bytes jumped over because of them */
 } avk_file_reader_stats;
-void avk_file_reader_get_stats(const avk_file_reader *fr, avk_file_reader_stats *out);
+AVK_EXPORT void avk_file_reader_get_stats(const avk_file_reader *fr, avk_file_reader_stats *out);
 
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
@@ -383,64 +389,67 @@ static inline void avk_file_writer_options_init(avk_file_writer_options *o)
  * not UTF-8, reserved or repeated, named with its entry index; an unknown
  * codec or bad level, NULL arguments; nothing is written);
  * AVK_ERR_IO; AVK_ERR_NO_MEMORY. On failure *out is NULL. */
-avk_status avk_file_writer_open_path(const char *path, const avk_schema *schema,
-                                     const avk_file_writer_options *opts,
-                                     avk_file_writer **out, avk_error *err);
-avk_status avk_file_writer_open_fd(int fd, const avk_schema *schema,
-                                   const avk_file_writer_options *opts,
-                                   avk_file_writer **out, avk_error *err);
-avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx, const avk_schema *schema,
-                                     const avk_file_writer_options *opts,
-                                     avk_file_writer **out, avk_error *err);
+AVK_EXPORT avk_status avk_file_writer_open_path(const char *path, const avk_schema *schema,
+                                                const avk_file_writer_options *opts,
+                                                avk_file_writer **out, avk_error *err);
+AVK_EXPORT avk_status avk_file_writer_open_fd(int fd, const avk_schema *schema,
+                                              const avk_file_writer_options *opts,
+                                              avk_file_writer **out, avk_error *err);
+AVK_EXPORT avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx,
+                                                const avk_schema *schema,
+                                                const avk_file_writer_options *opts,
+                                                avk_file_writer **out, avk_error *err);
 
 /* Opens an existing container file to add blocks at its end: its header
  * gives the schema, codec and sync marker (opts->codec, sync and meta are
  * ignored; level, block sizes, plan settings and threads apply). The file must end
  * on a block boundary. Returns the open statuses of the reader and the
  * writer. */
-avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_options *opts,
-                                       avk_file_writer **out, avk_error *err);
+AVK_EXPORT avk_status avk_file_writer_append_path(const char *path,
+                                                  const avk_file_writer_options *opts,
+                                                  avk_file_writer **out, avk_error *err);
 
 /* The schema records must follow (owned by the writer) and its plan. */
-const avk_schema *avk_file_writer_schema(const avk_file_writer *fw);
-const avk_plan *avk_file_writer_plan(const avk_file_writer *fw);
-const uint8_t *avk_file_writer_sync(const avk_file_writer *fw);
+AVK_EXPORT const avk_schema *avk_file_writer_schema(const avk_file_writer *fw);
+AVK_EXPORT const avk_plan *avk_file_writer_plan(const avk_file_writer *fw);
+AVK_EXPORT const uint8_t *avk_file_writer_sync(const avk_file_writer *fw);
 
 /* Appends one record (checked against the schema as avk_plan_encode does).
  * Statuses: AVK_OK; those of avk_plan_encode (the record is not added);
  * AVK_ERR_CODEC, AVK_ERR_IO from writing a full block. */
-avk_status avk_file_writer_append(avk_file_writer *fw, const avk_value *v, avk_error *err);
+AVK_EXPORT avk_status avk_file_writer_append(avk_file_writer *fw, const avk_value *v,
+                                             avk_error *err);
 
 /* Appends one record already in Avro binary (len bytes, exactly one datum
  * of the schema: this is not checked). */
-avk_status avk_file_writer_append_encoded(avk_file_writer *fw, const void *datum, size_t len,
-                                          avk_error *err);
+AVK_EXPORT avk_status avk_file_writer_append_encoded(avk_file_writer *fw, const void *datum,
+                                                     size_t len, avk_error *err);
 
 /* Encoding in place: write one record's bytes into the returned writer
  * (the block buffer; e.g. with avk_plan_encode or an avk_builder), then
  * call record_end. Between the two, nothing else may be called on fw.
  * record_end with commit 0 drops what was written. */
-avk_writer *avk_file_writer_record_begin(avk_file_writer *fw);
-avk_status avk_file_writer_record_end(avk_file_writer *fw, int commit, avk_error *err);
+AVK_EXPORT avk_writer *avk_file_writer_record_begin(avk_file_writer *fw);
+AVK_EXPORT avk_status avk_file_writer_record_end(avk_file_writer *fw, int commit, avk_error *err);
 
 /* Writes a block that is already encoded and compressed with this writer's
  * codec (e.g. avk_file_block from a reader of a file with the same schema
  * and codec): the pending block goes out first. count must be positive. */
-avk_status avk_file_writer_append_block(avk_file_writer *fw, int64_t count, const void *data,
-                                        size_t size, avk_error *err);
+AVK_EXPORT avk_status avk_file_writer_append_block(avk_file_writer *fw, int64_t count,
+                                                   const void *data, size_t size, avk_error *err);
 
 /* Writes the pending records as a block (with threads: after waiting for
  * every block in flight, written in order) and flushes the destination. */
-avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err);
+AVK_EXPORT avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err);
 
 /* Flushes, closes what open_path opened, frees. Returns the flush or close
  * status; the writer is freed whatever happens. NULL returns AVK_OK. */
-avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err);
+AVK_EXPORT avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err);
 
 /* Frees without writing the pending block (for error paths); with threads,
  * blocks in flight are dropped and the workers joined (a block being
  * compressed is finished first). */
-void avk_file_writer_free(avk_file_writer *fw);
+AVK_EXPORT void avk_file_writer_free(avk_file_writer *fw);
 
 typedef struct avk_file_writer_stats {
     uint64_t blocks;        /* blocks written (not those in flight) */
@@ -451,7 +460,7 @@ typedef struct avk_file_writer_stats {
                                header included (not the pending block nor blocks
                                in flight) */
 } avk_file_writer_stats;
-void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats *out);
+AVK_EXPORT void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats *out);
 
 #ifdef __cplusplus
 }

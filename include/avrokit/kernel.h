@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "avrokit/macros.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -14,14 +16,14 @@ extern "C" {
  * or the one named by the environment variable AVK_KERNEL when the CPU can
  * run it (an unknown or unrunnable name falls back to the automatic choice,
  * and this function then tells which kernel really runs). Thread-safe. */
-const char *avk_kernel_name(void);
+AVK_EXPORT const char *avk_kernel_name(void);
 
 /* Number of kernels compiled in, best first, and the name of each. */
-size_t avk_kernel_count(void);
-const char *avk_kernel_name_at(size_t index);
+AVK_EXPORT size_t avk_kernel_count(void);
+AVK_EXPORT const char *avk_kernel_name_at(size_t index);
 
 /* 1 when this CPU can run (and runs well) the kernel at index, else 0. */
-int avk_kernel_runnable_at(size_t index);
+AVK_EXPORT int avk_kernel_runnable_at(size_t index);
 
 #ifdef __cplusplus
 }

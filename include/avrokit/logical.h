@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "avrokit/macros.h"
 #include "avrokit/schema.h"
 #include "avrokit/status.h"
 
@@ -39,8 +40,8 @@ extern "C" {
  * cannot hold the text and its NUL (*out_len then gets the length needed)
  * or when the integer has more than AVK_DECIMAL_MAX_BYTES significant
  * bytes; AVK_ERR_INVALID_ARGUMENT when scale is negative. */
-avk_status avk_decimal_to_string(const uint8_t *unscaled, size_t len, int scale, char *buf,
-                                 size_t cap, size_t *out_len);
+AVK_EXPORT avk_status avk_decimal_to_string(const uint8_t *unscaled, size_t len, int scale,
+                                            char *buf, size_t cap, size_t *out_len);
 
 /* Parses text[0..len): an optional '+' or '-', digits, and optionally '.'
  * and more digits (at least one digit in all; no exponent, no spaces), as a
@@ -51,14 +52,15 @@ avk_status avk_decimal_to_string(const uint8_t *unscaled, size_t len, int scale,
  * or more fractional digits than scale (rounding is the caller's choice);
  * AVK_ERR_LIMIT when out[0..cap) cannot hold the integer or the text has
  * more than 4 * AVK_DECIMAL_MAX_BYTES digits. */
-avk_status avk_decimal_from_string(const char *text, size_t len, int scale, uint8_t *out,
-                                   size_t cap, size_t *out_len);
+AVK_EXPORT avk_status avk_decimal_from_string(const char *text, size_t len, int scale, uint8_t *out,
+                                              size_t cap, size_t *out_len);
 
 /* Sign-extends the unscaled integer unscaled[0..len) to exactly n bytes in
  * out, as a decimal on fixed(n) stores it; out may not overlap unscaled.
  * Returns AVK_OK, or AVK_ERR_LIMIT when the integer does not fit in n
  * bytes (out is then untouched). */
-avk_status avk_decimal_to_fixed(const uint8_t *unscaled, size_t len, uint8_t *out, size_t n);
+AVK_EXPORT avk_status avk_decimal_to_fixed(const uint8_t *unscaled, size_t len, uint8_t *out,
+                                           size_t n);
 
 /* ---- uuid: string (36 characters) or fixed(16) ---------------------------- */
 
@@ -67,12 +69,12 @@ avk_status avk_decimal_to_fixed(const uint8_t *unscaled, size_t len, uint8_t *ou
 /* The canonical text of 16 bytes: 8-4-4-4-12 lower-case hex digits with
  * hyphens, NUL-terminated. Returns AVK_OK (or AVK_ERR_INVALID_ARGUMENT for
  * NULL). */
-avk_status avk_uuid_format(const uint8_t bytes[16], char out[AVK_UUID_STRING_SIZE]);
+AVK_EXPORT avk_status avk_uuid_format(const uint8_t bytes[16], char out[AVK_UUID_STRING_SIZE]);
 
 /* Parses the canonical form text[0..len) (exactly 36 characters, hex
  * digits of either case, hyphens after 8, 12, 16 and 20 digits) into
  * out. Returns AVK_OK or AVK_ERR_INVALID_ARGUMENT. */
-avk_status avk_uuid_parse(const char *text, size_t len, uint8_t out[16]);
+AVK_EXPORT avk_status avk_uuid_parse(const char *text, size_t len, uint8_t out[16]);
 
 /* ---- date: int days since 1970-01-01 -------------------------------------
  * Proleptic Gregorian calendar over the whole int32 range (years -5877641
@@ -81,18 +83,18 @@ avk_status avk_uuid_parse(const char *text, size_t len, uint8_t out[16]);
 #define AVK_DATE_STRING_SIZE 16 /* "-5877641-06-23" and the NUL */
 
 /* The calendar date of days: *year, *month (1-12), *day (1-31). */
-avk_status avk_date_to_civil(int32_t days, int *year, unsigned *month, unsigned *day);
+AVK_EXPORT avk_status avk_date_to_civil(int32_t days, int *year, unsigned *month, unsigned *day);
 
 /* Days since 1970-01-01 of a calendar date. Returns AVK_OK;
  * AVK_ERR_INVALID_ARGUMENT when month or day is out of range for that
  * month (February 29 only in leap years); AVK_ERR_LIMIT when the date lies
  * outside the int32 range. */
-avk_status avk_date_from_civil(int year, unsigned month, unsigned day, int32_t *days);
+AVK_EXPORT avk_status avk_date_from_civil(int year, unsigned month, unsigned day, int32_t *days);
 
 /* ISO 8601 text "YYYY-MM-DD". Years before 0 are written with '-' and years
  * after 9999 with '+' (at least 4 digits either way): "-0001-01-01",
  * "+10000-01-01". Returns AVK_OK or AVK_ERR_LIMIT (cap). */
-avk_status avk_date_format(int32_t days, char *buf, size_t cap);
+AVK_EXPORT avk_status avk_date_format(int32_t days, char *buf, size_t cap);
 
 /* ---- time of day: time-millis (int), time-micros (long) ------------------ */
 
@@ -102,7 +104,7 @@ avk_status avk_date_format(int32_t days, char *buf, size_t cap);
  * every digit of the unit. unit is AVK_LOGICAL_TIME_MILLIS or
  * AVK_LOGICAL_TIME_MICROS. Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT for
  * another unit or a value outside one day [0, 24 h); AVK_ERR_LIMIT (cap). */
-avk_status avk_time_format(int64_t value, avk_logical unit, char *buf, size_t cap);
+AVK_EXPORT avk_status avk_time_format(int64_t value, avk_logical unit, char *buf, size_t cap);
 
 /* ---- timestamps: long since 1970-01-01T00:00:00 ---------------------------
  * unit is one of AVK_LOGICAL_TIMESTAMP_{MILLIS,MICROS,NANOS} (UTC) or
@@ -117,21 +119,21 @@ avk_status avk_time_format(int64_t value, avk_logical unit, char *buf, size_t ca
  * 0-999999999). -1 ms gives days -1, seconds 86399, fraction 999. Any
  * pointer but days may be NULL. Returns AVK_OK or AVK_ERR_INVALID_ARGUMENT
  * (unit). */
-avk_status avk_timestamp_split(int64_t value, avk_logical unit, int64_t *days, uint32_t *seconds,
-                               uint32_t *fraction);
+AVK_EXPORT avk_status avk_timestamp_split(int64_t value, avk_logical unit, int64_t *days,
+                                          uint32_t *seconds, uint32_t *fraction);
 
 /* The inverse of avk_timestamp_split. Returns AVK_OK;
  * AVK_ERR_INVALID_ARGUMENT for a bad unit, seconds > 86399 or a fraction
  * too large for the unit; AVK_ERR_LIMIT when the result leaves int64. */
-avk_status avk_timestamp_join(int64_t days, uint32_t seconds, uint32_t fraction, avk_logical unit,
-                              int64_t *value);
+AVK_EXPORT avk_status avk_timestamp_join(int64_t days, uint32_t seconds, uint32_t fraction,
+                                         avk_logical unit, int64_t *value);
 
 /* ISO 8601 text: the date as avk_date_format, 'T', the time with every
  * digit of the unit, and 'Z' for UTC timestamps (none for local ones):
  * -1 at timestamp-millis is "1969-12-31T23:59:59.999Z"; 0 at
  * local-timestamp-micros is "1970-01-01T00:00:00.000000". Returns AVK_OK;
  * AVK_ERR_INVALID_ARGUMENT (unit); AVK_ERR_LIMIT (cap). */
-avk_status avk_timestamp_format(int64_t value, avk_logical unit, char *buf, size_t cap);
+AVK_EXPORT avk_status avk_timestamp_format(int64_t value, avk_logical unit, char *buf, size_t cap);
 
 /* ---- duration: fixed(12) ---------------------------------------------------
  * Three little-endian unsigned 32-bit integers: months, days, milliseconds
@@ -139,12 +141,13 @@ avk_status avk_timestamp_format(int64_t value, avk_logical unit, char *buf, size
 
 /* Reads the three counts; any output pointer may be NULL. Returns AVK_OK
  * (or AVK_ERR_INVALID_ARGUMENT when bytes is NULL). */
-avk_status avk_duration_decode(const uint8_t bytes[12], uint32_t *months, uint32_t *days,
-                               uint32_t *millis);
+AVK_EXPORT avk_status avk_duration_decode(const uint8_t bytes[12], uint32_t *months, uint32_t *days,
+                                          uint32_t *millis);
 
 /* Writes the three counts. Returns AVK_OK (or AVK_ERR_INVALID_ARGUMENT
  * when out is NULL). */
-avk_status avk_duration_encode(uint32_t months, uint32_t days, uint32_t millis, uint8_t out[12]);
+AVK_EXPORT avk_status avk_duration_encode(uint32_t months, uint32_t days, uint32_t millis,
+                                          uint8_t out[12]);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* Compiler hints the inline fast paths in the public headers rely on. */
+/* Compiler hints the inline fast paths in the public headers rely on, and AVK_EXPORT, which marks the public functions. */
 #ifndef AVROKIT_MACROS_H
 #define AVROKIT_MACROS_H
 
@@ -6,6 +6,9 @@
 #define AVK_LIKELY(x) __builtin_expect(!!(x), 1)
 #define AVK_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define AVK_INLINE static inline __attribute__((always_inline))
+/* The library is compiled with hidden visibility: only functions declared
+ * with AVK_EXPORT leave the shared library. Every non-inline function of
+ * the public headers carries it (tests/install/exports_check.py checks). */
 #define AVK_EXPORT __attribute__((visibility("default")))
 #else
 #define AVK_LIKELY(x) (x)

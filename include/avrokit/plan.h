@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "avrokit/arena.h"
+#include "avrokit/macros.h"
 #include "avrokit/reader.h"
 #include "avrokit/schema.h"
 #include "avrokit/status.h"
@@ -86,14 +87,14 @@ static inline void avk_plan_options_init(avk_plan_options *o)
  *         ...
  *     }
  */
-avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_plan **out,
-                        avk_error *err);
+AVK_EXPORT avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_plan **out,
+                                   avk_error *err);
 
 /* Frees the plan. NULL is ignored. */
-void avk_plan_free(avk_plan *plan);
+AVK_EXPORT void avk_plan_free(avk_plan *plan);
 
 /* The type the plan was compiled from. */
-const avk_type *avk_plan_type(const avk_plan *plan);
+AVK_EXPORT const avk_type *avk_plan_type(const avk_plan *plan);
 
 /* Decodes one value from r into *out, allocating from arena (nothing else
  * is allocated). Returns AVK_OK; AVK_ERR_TRUNCATED when the input ends
@@ -105,14 +106,14 @@ const avk_type *avk_plan_type(const avk_plan *plan);
  * and the schema path (e.g. "User.fields[2].branch[1]"; typed array items
  * as ".items[k]"). On error *out is
  * unspecified and the reader stands somewhere inside the value. */
-avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena, avk_value *out,
-                           avk_error *err);
+AVK_EXPORT avk_status avk_plan_decode(const avk_plan *plan, avk_reader *r, avk_arena *arena,
+                                      avk_value *out, avk_error *err);
 
 /* Skips one value without building it, using block byte sizes where the
  * writer gave them. Statuses as avk_plan_decode (no allocation), with one
  * difference: a sized block is jumped over unread, so damage inside it
  * (which decoding reports as MALFORMED or TRUNCATED) goes unseen. */
-avk_status avk_plan_skip(const avk_plan *plan, avk_reader *r, avk_error *err);
+AVK_EXPORT avk_status avk_plan_skip(const avk_plan *plan, avk_reader *r, avk_error *err);
 
 /* Encodes v (which must match the plan's type: kinds, record field and
  * union branch counts, array item types, union branches, enum indexes,
@@ -125,8 +126,8 @@ avk_status avk_plan_skip(const avk_plan *plan, avk_reader *r, avk_error *err);
  * when a value holds arrays or maps of records, unions or strings: each
  * call then uses a scratch buffer (the builder keeps its own and does not
  * allocate after warm-up). */
-avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer *w,
-                           avk_error *err);
+AVK_EXPORT avk_status avk_plan_encode(const avk_plan *plan, const avk_value *v, avk_writer *w,
+                                      avk_error *err);
 
 #ifdef __cplusplus
 }

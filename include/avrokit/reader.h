@@ -67,25 +67,25 @@ typedef struct avk_reader {
 
 /* A reader over data[0..len), which must outlive the reader. Allocates
  * nothing; destroy is optional. */
-void avk_reader_init_memory(avk_reader *r, const void *data, size_t len);
+AVK_EXPORT void avk_reader_init_memory(avk_reader *r, const void *data, size_t len);
 
 /* A buffered reader over a file descriptor (not closed by destroy). opts
  * may be NULL. Returns AVK_OK, AVK_ERR_NO_MEMORY or AVK_ERR_INVALID_ARGUMENT
  * (fd < 0 or a bad options size). I/O errors surface on reads as AVK_ERR_IO
  * with errno in err->sys_errno. */
-avk_status avk_reader_init_fd(avk_reader *r, int fd, const avk_reader_options *opts,
-                              avk_error *err);
+AVK_EXPORT avk_status avk_reader_init_fd(avk_reader *r, int fd, const avk_reader_options *opts,
+                                         avk_error *err);
 
 /* A buffered reader over a stdio stream (not closed by destroy). */
-avk_status avk_reader_init_file(avk_reader *r, FILE *fp, const avk_reader_options *opts,
-                                avk_error *err);
+AVK_EXPORT avk_status avk_reader_init_file(avk_reader *r, FILE *fp, const avk_reader_options *opts,
+                                           avk_error *err);
 
 /* A buffered reader over a user callback. */
-avk_status avk_reader_init_source(avk_reader *r, avk_source_fn source, void *ctx,
-                                  const avk_reader_options *opts, avk_error *err);
+AVK_EXPORT avk_status avk_reader_init_source(avk_reader *r, avk_source_fn source, void *ctx,
+                                             const avk_reader_options *opts, avk_error *err);
 
 /* Frees the buffer. Safe on a zeroed or memory reader, and twice. */
-void avk_reader_destroy(avk_reader *r);
+AVK_EXPORT void avk_reader_destroy(avk_reader *r);
 
 /* Offset from the start of the input of the next unread byte. */
 AVK_INLINE uint64_t avk_reader_offset(const avk_reader *r)
@@ -96,15 +96,15 @@ AVK_INLINE uint64_t avk_reader_offset(const avk_reader *r)
 /* Makes at least n bytes readable at r->pos (n at most the buffer size for
  * stream readers). Returns AVK_OK, AVK_ERR_TRUNCATED when the input ends
  * first, AVK_ERR_IO, or AVK_ERR_INVALID_ARGUMENT for n above the buffer. */
-avk_status avk_reader_fill(avk_reader *r, size_t n, avk_error *err);
+AVK_EXPORT avk_status avk_reader_fill(avk_reader *r, size_t n, avk_error *err);
 
 /* Sets *at_end to 1 when no byte remains (reading more from a stream if
  * needed), else 0. */
-avk_status avk_reader_at_end(avk_reader *r, int *at_end, avk_error *err);
+AVK_EXPORT avk_status avk_reader_at_end(avk_reader *r, int *at_end, avk_error *err);
 
 /* Slow paths of the inline reads below. */
-avk_status avk_reader_read_long_slow(avk_reader *r, int64_t *out, avk_error *err);
-avk_status avk_reader_read_int_slow(avk_reader *r, int32_t *out, avk_error *err);
+AVK_EXPORT avk_status avk_reader_read_long_slow(avk_reader *r, int64_t *out, avk_error *err);
+AVK_EXPORT avk_status avk_reader_read_int_slow(avk_reader *r, int32_t *out, avk_error *err);
 
 /* Reads one long. Returns AVK_OK, AVK_ERR_TRUNCATED, AVK_ERR_MALFORMED (err
  * gets the offset of the varint) or AVK_ERR_IO. Whenever 10 bytes are
@@ -138,7 +138,7 @@ AVK_INLINE avk_status avk_reader_read_int(avk_reader *r, int32_t *out, avk_error
 
 /* Copies n raw bytes to dst (any n: large reads bypass the buffer).
  * Returns AVK_OK, AVK_ERR_TRUNCATED or AVK_ERR_IO. */
-avk_status avk_reader_read_raw_slow(avk_reader *r, void *dst, size_t n, avk_error *err);
+AVK_EXPORT avk_status avk_reader_read_raw_slow(avk_reader *r, void *dst, size_t n, avk_error *err);
 
 AVK_INLINE avk_status avk_reader_read_raw(avk_reader *r, void *dst, size_t n, avk_error *err)
 {
@@ -162,16 +162,16 @@ AVK_INLINE avk_status avk_reader_read_double(avk_reader *r, double *out, avk_err
 }
 
 /* Avro boolean: one byte, 0 or 1; any other byte is AVK_ERR_MALFORMED. */
-avk_status avk_reader_read_boolean(avk_reader *r, int *out, avk_error *err);
+AVK_EXPORT avk_status avk_reader_read_boolean(avk_reader *r, int *out, avk_error *err);
 
 /* Skips n bytes. Returns AVK_OK, AVK_ERR_TRUNCATED or AVK_ERR_IO. */
-avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err);
+AVK_EXPORT avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err);
 
 /* Bulk reads: n longs (ints) through the bulk varint kernel, refilling the
  * buffer between runs. Statuses as avk_reader_read_long; on error out holds
  * the values read before the bad one and the reader stands at it. */
-avk_status avk_reader_read_longs(avk_reader *r, int64_t *out, size_t n, avk_error *err);
-avk_status avk_reader_read_ints(avk_reader *r, int32_t *out, size_t n, avk_error *err);
+AVK_EXPORT avk_status avk_reader_read_longs(avk_reader *r, int64_t *out, size_t n, avk_error *err);
+AVK_EXPORT avk_status avk_reader_read_ints(avk_reader *r, int32_t *out, size_t n, avk_error *err);
 
 #ifdef __cplusplus
 }

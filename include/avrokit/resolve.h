@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "avrokit/macros.h"
 #include "avrokit/plan.h"
 #include "avrokit/schema.h"
 #include "avrokit/status.h"
@@ -48,11 +49,12 @@ extern "C" {
  * e.g. `reader User.fields[2] "age": no default and not in writer`;
  * AVK_ERR_NO_MEMORY; AVK_ERR_LIMIT; AVK_ERR_INVALID_ARGUMENT. Takes time
  * linear in the schemas' sizes (recursive types close into loops). */
-avk_status avk_plan_new_resolving(const avk_type *writer, const avk_type *reader,
-                                  const avk_plan_options *opts, avk_plan **out, avk_error *err);
+AVK_EXPORT avk_status avk_plan_new_resolving(const avk_type *writer, const avk_type *reader,
+                                             const avk_plan_options *opts, avk_plan **out,
+                                             avk_error *err);
 
 /* 1 when the plan resolves one schema into another, else 0. */
-int avk_plan_is_resolving(const avk_plan *plan);
+AVK_EXPORT int avk_plan_is_resolving(const avk_plan *plan);
 
 /* One incompatibility: where in each schema (paths like
  * "User.fields[2].type", "" at the root) and what is wrong. */
@@ -72,8 +74,8 @@ typedef void (*avk_compat_fn)(void *ctx, const avk_compat_problem *problem);
  * compatible; AVK_ERR_RESOLUTION when not (err->message gives the first
  * problem and how many there were); AVK_ERR_NO_MEMORY;
  * AVK_ERR_INVALID_ARGUMENT. */
-avk_status avk_schema_check_compat(const avk_type *writer, const avk_type *reader, avk_compat_fn fn,
-                                   void *ctx, avk_error *err);
+AVK_EXPORT avk_status avk_schema_check_compat(const avk_type *writer, const avk_type *reader,
+                                              avk_compat_fn fn, void *ctx, avk_error *err);
 
 /* The problems that make avk_plan_new_resolving fail, every one of them
  * (it stops at the first): reader fields with no default (or one that does
@@ -84,8 +86,8 @@ avk_status avk_schema_check_compat(const avk_type *writer, const avk_type *reade
  * when the plan compiles; AVK_ERR_RESOLUTION when not (err->message gives
  * the first problem and how many there were); AVK_ERR_NO_MEMORY;
  * AVK_ERR_INVALID_ARGUMENT. */
-avk_status avk_schema_check_resolvable(const avk_type *writer, const avk_type *reader,
-                                       avk_compat_fn fn, void *ctx, avk_error *err);
+AVK_EXPORT avk_status avk_schema_check_resolvable(const avk_type *writer, const avk_type *reader,
+                                                  avk_compat_fn fn, void *ctx, avk_error *err);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "avrokit/alloc.h"
+#include "avrokit/macros.h"
 #include "avrokit/status.h"
 
 #ifdef __cplusplus
@@ -99,100 +100,101 @@ static inline void avk_schema_options_init(avk_schema_options *o)
  *     if (avk_schema_parse(text, strlen(text), NULL, &s, &err) != AVK_OK)
  *         fprintf(stderr, "%s\n", err.message);
  */
-avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_options *opts,
-                            avk_schema **out, avk_error *err);
+AVK_EXPORT avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_options *opts,
+                                       avk_schema **out, avk_error *err);
 
 /* Frees the schema and everything in it. NULL is ignored. */
-void avk_schema_free(avk_schema *schema);
+AVK_EXPORT void avk_schema_free(avk_schema *schema);
 
 /* The root type. */
-const avk_type *avk_schema_root(const avk_schema *schema);
+AVK_EXPORT const avk_type *avk_schema_root(const avk_schema *schema);
 
 /* The named type (record, enum, fixed) with this full name, or an alias
  * of it; NULL when none. */
-const avk_type *avk_schema_find(const avk_schema *schema, const char *fullname);
+AVK_EXPORT const avk_type *avk_schema_find(const avk_schema *schema, const char *fullname);
 
 /* Names: "null", "boolean", ..., "record", "enum", "array", "map",
  * "union", "fixed"; and "decimal", "uuid", "date", "time-millis", ... for
  * logical types ("" for AVK_LOGICAL_NONE). Static strings. */
-const char *avk_kind_name(avk_kind kind);
-const char *avk_logical_name(avk_logical logical);
+AVK_EXPORT const char *avk_kind_name(avk_kind kind);
+AVK_EXPORT const char *avk_logical_name(avk_logical logical);
 
-avk_kind avk_type_kind(const avk_type *t);
-int avk_type_is_named(const avk_type *t); /* record, enum or fixed */
-int avk_type_is_error(const avk_type *t); /* a record declared as "error" */
+AVK_EXPORT avk_kind avk_type_kind(const avk_type *t);
+AVK_EXPORT int avk_type_is_named(const avk_type *t); /* record, enum or fixed */
+AVK_EXPORT int avk_type_is_error(const avk_type *t); /* a record declared as "error" */
 
 /* Named types: the simple name, the namespace ("" for the null
  * namespace), the full name, doc (NULL when absent), and aliases as full
  * names. NULL / 0 for other types. */
-const char *avk_type_name(const avk_type *t);
-const char *avk_type_namespace(const avk_type *t);
-const char *avk_type_fullname(const avk_type *t);
-const char *avk_type_doc(const avk_type *t);
-size_t avk_type_alias_count(const avk_type *t);
-const char *avk_type_alias(const avk_type *t, size_t i);
+AVK_EXPORT const char *avk_type_name(const avk_type *t);
+AVK_EXPORT const char *avk_type_namespace(const avk_type *t);
+AVK_EXPORT const char *avk_type_fullname(const avk_type *t);
+AVK_EXPORT const char *avk_type_doc(const avk_type *t);
+AVK_EXPORT size_t avk_type_alias_count(const avk_type *t);
+AVK_EXPORT const char *avk_type_alias(const avk_type *t, size_t i);
 
 /* Records. */
-size_t avk_type_field_count(const avk_type *t);
-const avk_field *avk_type_field(const avk_type *t, size_t i);
-const avk_field *avk_type_field_by_name(const avk_type *t, const char *name);
+AVK_EXPORT size_t avk_type_field_count(const avk_type *t);
+AVK_EXPORT const avk_field *avk_type_field(const avk_type *t, size_t i);
+AVK_EXPORT const avk_field *avk_type_field_by_name(const avk_type *t, const char *name);
 
-const char *avk_field_name(const avk_field *f);
-const avk_type *avk_field_type(const avk_field *f);
-size_t avk_field_index(const avk_field *f);
-const char *avk_field_doc(const avk_field *f);
-avk_order avk_field_order(const avk_field *f);
-size_t avk_field_alias_count(const avk_field *f);
-const char *avk_field_alias(const avk_field *f, size_t i);
+AVK_EXPORT const char *avk_field_name(const avk_field *f);
+AVK_EXPORT const avk_type *avk_field_type(const avk_field *f);
+AVK_EXPORT size_t avk_field_index(const avk_field *f);
+AVK_EXPORT const char *avk_field_doc(const avk_field *f);
+AVK_EXPORT avk_order avk_field_order(const avk_field *f);
+AVK_EXPORT size_t avk_field_alias_count(const avk_field *f);
+AVK_EXPORT const char *avk_field_alias(const avk_field *f, size_t i);
 /* The default as compact JSON text (validated against the field's type;
  * for a union, against its first branch), or NULL when there is none. */
-const char *avk_field_default(const avk_field *f);
-size_t avk_field_prop_count(const avk_field *f);
-const char *avk_field_prop_key(const avk_field *f, size_t i);
-const char *avk_field_prop_value(const avk_field *f, size_t i); /* compact JSON text */
-const char *avk_field_prop(const avk_field *f, const char *key); /* NULL when absent */
+AVK_EXPORT const char *avk_field_default(const avk_field *f);
+AVK_EXPORT size_t avk_field_prop_count(const avk_field *f);
+AVK_EXPORT const char *avk_field_prop_key(const avk_field *f, size_t i);
+AVK_EXPORT const char *avk_field_prop_value(const avk_field *f, size_t i); /* compact JSON text */
+AVK_EXPORT const char *avk_field_prop(const avk_field *f, const char *key); /* NULL when absent */
 
 /* Enums: symbols in order, the index of a symbol (-1 when absent), and the
  * default symbol's index (-1 when none). */
-size_t avk_type_symbol_count(const avk_type *t);
-const char *avk_type_symbol(const avk_type *t, size_t i);
-long avk_type_symbol_index(const avk_type *t, const char *symbol);
-long avk_type_enum_default(const avk_type *t);
+AVK_EXPORT size_t avk_type_symbol_count(const avk_type *t);
+AVK_EXPORT const char *avk_type_symbol(const avk_type *t, size_t i);
+AVK_EXPORT long avk_type_symbol_index(const avk_type *t, const char *symbol);
+AVK_EXPORT long avk_type_enum_default(const avk_type *t);
 
 /* Arrays: the item type. Maps: the value type. NULL for other types. */
-const avk_type *avk_type_items(const avk_type *t);
-const avk_type *avk_type_values(const avk_type *t);
+AVK_EXPORT const avk_type *avk_type_items(const avk_type *t);
+AVK_EXPORT const avk_type *avk_type_values(const avk_type *t);
 
 /* Unions. */
-size_t avk_type_branch_count(const avk_type *t);
-const avk_type *avk_type_branch(const avk_type *t, size_t i);
+AVK_EXPORT size_t avk_type_branch_count(const avk_type *t);
+AVK_EXPORT const avk_type *avk_type_branch(const avk_type *t, size_t i);
 
 /* Fixed: the size in bytes (0 for other types). */
-size_t avk_type_fixed_size(const avk_type *t);
+AVK_EXPORT size_t avk_type_fixed_size(const avk_type *t);
 
 /* Logical type that applied, and decimal's parameters (scale 0 when absent). */
-avk_logical avk_type_logical(const avk_type *t);
-int avk_type_decimal_precision(const avk_type *t);
-int avk_type_decimal_scale(const avk_type *t);
+AVK_EXPORT avk_logical avk_type_logical(const avk_type *t);
+AVK_EXPORT int avk_type_decimal_precision(const avk_type *t);
+AVK_EXPORT int avk_type_decimal_scale(const avk_type *t);
 
 /* Every other attribute of a type, in document order, as compact JSON
  * text; attributes the specification defines are not properties. */
-size_t avk_type_prop_count(const avk_type *t);
-const char *avk_type_prop_key(const avk_type *t, size_t i);
-const char *avk_type_prop_value(const avk_type *t, size_t i);
-const char *avk_type_prop(const avk_type *t, const char *key);
+AVK_EXPORT size_t avk_type_prop_count(const avk_type *t);
+AVK_EXPORT const char *avk_type_prop_key(const avk_type *t, size_t i);
+AVK_EXPORT const char *avk_type_prop_value(const avk_type *t, size_t i);
+AVK_EXPORT const char *avk_type_prop(const avk_type *t, const char *key);
 
 /* Writes the Parsing Canonical Form of t (as the specification defines it;
  * an "error" record is written as "record", as Java does) to w. Returns
  * AVK_OK, the writer's status, or AVK_ERR_NO_MEMORY. */
-avk_status avk_type_write_canonical(const avk_type *t, struct avk_writer *w, avk_error *err);
+AVK_EXPORT avk_status avk_type_write_canonical(const avk_type *t, struct avk_writer *w,
+                                               avk_error *err);
 
 /* Writes t as full JSON, keeping every attribute and property; named types
  * after their first appearance are written by name. pretty: 0 compact, else
  * indented by 2. Parsing the output gives an equal schema. Returns AVK_OK,
  * the writer's status, or AVK_ERR_NO_MEMORY. */
-avk_status avk_type_write_json(const avk_type *t, int pretty, struct avk_writer *w,
-                               avk_error *err);
+AVK_EXPORT avk_status avk_type_write_json(const avk_type *t, int pretty, struct avk_writer *w,
+                                          avk_error *err);
 
 typedef enum avk_fingerprint_algo {
     AVK_FINGERPRINT_RABIN,  /* CRC-64-AVRO: 8 bytes, little-endian */
@@ -203,19 +205,19 @@ typedef enum avk_fingerprint_algo {
 /* The fingerprint of t's Parsing Canonical Form into out (room for 32
  * bytes); *len receives its length. Returns AVK_OK, AVK_ERR_NO_MEMORY or
  * AVK_ERR_INVALID_ARGUMENT. */
-avk_status avk_type_fingerprint(const avk_type *t, avk_fingerprint_algo algo, uint8_t out[32],
-                                size_t *len, avk_error *err);
+AVK_EXPORT avk_status avk_type_fingerprint(const avk_type *t, avk_fingerprint_algo algo,
+                                           uint8_t out[32], size_t *len, avk_error *err);
 
 /* CRC-64-AVRO (the Rabin fingerprint of the specification) of any bytes;
  * the value whose little-endian bytes the Rabin fingerprint is. */
-uint64_t avk_rabin64(const void *data, size_t len);
+AVK_EXPORT uint64_t avk_rabin64(const void *data, size_t len);
 
 /* 1 when a and b are the same schema: equal canonical forms and equal
  * attributes (docs, aliases, defaults, orders, logical types, properties in
  * any order); "int" and {"type": "int"} are equal. Two NULLs are equal.
  * Returns 0 when they differ, and also if memory runs out while comparing
  * large recursive schemas. */
-int avk_type_equal(const avk_type *a, const avk_type *b);
+AVK_EXPORT int avk_type_equal(const avk_type *a, const avk_type *b);
 
 #ifdef __cplusplus
 }

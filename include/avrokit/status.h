@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "avrokit/macros.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -45,10 +47,10 @@ typedef struct avk_error {
 
 /* The constant's name without the prefix, e.g. "TRUNCATED"; "UNKNOWN" for
  * a value outside the enum. Never NULL; the string is static. */
-const char *avk_status_name(avk_status status);
+AVK_EXPORT const char *avk_status_name(avk_status status);
 
 /* Resets an error record to "no error". NULL is allowed and ignored. */
-void avk_error_clear(avk_error *err);
+AVK_EXPORT void avk_error_clear(avk_error *err);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "avrokit/arena.h"
+#include "avrokit/macros.h"
 #include "avrokit/schema.h"
 #include "avrokit/status.h"
 
@@ -75,7 +76,7 @@ struct avk_value {
 /* 1 when the items of an array of type t (an array type) are stored as a
  * typed C array rather than avk_value[]; *item_size then gets the bytes per
  * item (0 for null). */
-int avk_array_is_typed(const avk_type *array_type, size_t *item_size);
+AVK_EXPORT int avk_array_is_typed(const avk_type *array_type, size_t *item_size);
 
 /* Sets up v as a value of type t with storage from arena: records get
  * field_count zeroed fields (each field's type set, so the caller fills
@@ -86,17 +87,18 @@ int avk_array_is_typed(const avk_type *array_type, size_t *item_size);
  * AVK_OK; AVK_ERR_NO_MEMORY (allocation or arena limit; v then has only
  * its type set); AVK_ERR_INVALID_ARGUMENT for NULL v or t, or a NULL arena
  * when storage is needed. */
-avk_status avk_value_init(avk_value *v, const avk_type *t, size_t count, avk_arena *arena,
-                          avk_error *err);
+AVK_EXPORT avk_status avk_value_init(avk_value *v, const avk_type *t, size_t count,
+                                     avk_arena *arena, avk_error *err);
 
 /* Sets a union value to branch index, with v->u.branch.value allocated
  * from arena and initialised (as avk_value_init with count 0) to the
  * branch's type. Returns AVK_OK, AVK_ERR_NO_MEMORY, or
  * AVK_ERR_INVALID_ARGUMENT when v is not a union or index is out of range. */
-avk_status avk_value_set_branch(avk_value *v, uint32_t index, avk_arena *arena, avk_error *err);
+AVK_EXPORT avk_status avk_value_set_branch(avk_value *v, uint32_t index, avk_arena *arena,
+                                           avk_error *err);
 
 /* Record field by name: NULL when v is not a record or has no such field. */
-avk_value *avk_value_field(const avk_value *v, const char *name);
+AVK_EXPORT avk_value *avk_value_field(const avk_value *v, const char *name);
 
 /* 1 when a and b hold the same data under equal kinds (types are compared
  * by kind and shape, not by pointer: fixed sizes, record field counts,
@@ -108,7 +110,7 @@ avk_value *avk_value_field(const avk_value *v, const char *name);
  * takes 32 bytes of heap (malloc) a level beyond 64, a container's last
  * value none, so a linked list of any length compares in constant memory.
  * Should that allocation fail, the values compare unequal. Thread-safe. */
-int avk_value_equal(const avk_value *a, const avk_value *b);
+AVK_EXPORT int avk_value_equal(const avk_value *a, const avk_value *b);
 
 #ifdef __cplusplus
 }

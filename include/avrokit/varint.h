@@ -40,11 +40,11 @@ AVK_INLINE int32_t avk_zigzag_decode32(uint32_t u)
 
 /* Out-of-line halves of the inline codecs below (values of 3 bytes and
  * more). Callers normally use the inline functions. */
-size_t avk_varint_encode_u64_slow(uint8_t *out, uint64_t u);
-size_t avk_varint_decode_u64_slow(const uint8_t *in, size_t len, uint64_t *out);
+AVK_EXPORT size_t avk_varint_encode_u64_slow(uint8_t *out, uint64_t u);
+AVK_EXPORT size_t avk_varint_decode_u64_slow(const uint8_t *in, size_t len, uint64_t *out);
 /* Word decoder for a varint of 3 bytes or more; in needs 10 readable bytes. */
-size_t avk_varint_decode_u64_long(const uint8_t *in, uint64_t *out);
-size_t avk_varint_decode_u32_slow(const uint8_t *in, size_t len, uint32_t *out);
+AVK_EXPORT size_t avk_varint_decode_u64_long(const uint8_t *in, uint64_t *out);
+AVK_EXPORT size_t avk_varint_decode_u32_slow(const uint8_t *in, size_t len, uint32_t *out);
 
 /* Encodes one long as a zigzag varint into out, which must have room for
  * AVK_VARINT_LONG_MAX bytes (up to that many may be written even for a short
@@ -170,8 +170,8 @@ AVK_INLINE size_t avk_varint_decode_int(const uint8_t *in, size_t len, int32_t *
  * byte's position for bits beyond 32 or 64. is_int selects the int rules.
  * Returns AVK_ERR_TRUNCATED or AVK_ERR_MALFORMED, or AVK_OK when the value
  * is in fact valid. Cold: call it only after a decode returned 0. */
-avk_status avk_varint_explain(const uint8_t *in, size_t len, int is_int,
-                              uint64_t base_offset, avk_error *err);
+AVK_EXPORT avk_status avk_varint_explain(const uint8_t *in, size_t len, int is_int,
+                                         uint64_t base_offset, avk_error *err);
 
 /* Bulk decode: reads n zigzag longs from in[0..len) into out[0..n) with the
  * kernel chosen at start-up. *consumed (required) receives the bytes used by
@@ -180,23 +180,23 @@ avk_status avk_varint_explain(const uint8_t *in, size_t len, int is_int,
  * one; err->offset is then, within in, as avk_varint_explain reports it
  * (the bad varint's first byte, or its last for excess bits). Never reads
  * at or past in + len. */
-avk_status avk_varint_decode_longs(const uint8_t *in, size_t len, int64_t *out,
-                                   size_t n, size_t *consumed, avk_error *err);
+AVK_EXPORT avk_status avk_varint_decode_longs(const uint8_t *in, size_t len, int64_t *out,
+                                              size_t n, size_t *consumed, avk_error *err);
 
 /* Bulk decode of ints: as avk_varint_decode_longs, with int rules. */
-avk_status avk_varint_decode_ints(const uint8_t *in, size_t len, int32_t *out,
-                                  size_t n, size_t *consumed, avk_error *err);
+AVK_EXPORT avk_status avk_varint_decode_ints(const uint8_t *in, size_t len, int32_t *out,
+                                             size_t n, size_t *consumed, avk_error *err);
 
 /* Bulk encode: writes in[0..n) as zigzag varints to out, which must have
  * room for n * AVK_VARINT_LONG_MAX bytes (for ints, n * AVK_VARINT_INT_MAX
  * plus AVK_VARINT_LONG_MAX). Returns the bytes written. Cannot fail. */
-size_t avk_varint_encode_longs(uint8_t *out, const int64_t *in, size_t n);
-size_t avk_varint_encode_ints(uint8_t *out, const int32_t *in, size_t n);
+AVK_EXPORT size_t avk_varint_encode_longs(uint8_t *out, const int64_t *in, size_t n);
+AVK_EXPORT size_t avk_varint_encode_ints(uint8_t *out, const int32_t *in, size_t n);
 
 /* Exact encoded size of one value, and of an array. */
-size_t avk_varint_size_long(int64_t v);
-size_t avk_varint_size_longs(const int64_t *in, size_t n);
-size_t avk_varint_size_ints(const int32_t *in, size_t n);
+AVK_EXPORT size_t avk_varint_size_long(int64_t v);
+AVK_EXPORT size_t avk_varint_size_longs(const int64_t *in, size_t n);
+AVK_EXPORT size_t avk_varint_size_ints(const int32_t *in, size_t n);
 
 #ifdef __cplusplus
 }

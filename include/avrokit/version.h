@@ -2,6 +2,8 @@
 #ifndef AVROKIT_VERSION_H
 #define AVROKIT_VERSION_H
 
+#include "avrokit/macros.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -18,7 +20,7 @@ extern "C" {
         AVK_VERSION_STR(AVK_VERSION_PATCH)
 
 /* The version of the library linked at run time, e.g. "0.1.0". */
-const char *avk_version(void);
+AVK_EXPORT const char *avk_version(void);
 
 #ifdef __cplusplus
 }

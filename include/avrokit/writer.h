@@ -59,19 +59,22 @@ typedef struct avk_writer {
 
 /* A growable memory writer. Returns AVK_OK, AVK_ERR_NO_MEMORY or
  * AVK_ERR_INVALID_ARGUMENT. opts may be NULL. */
-avk_status avk_writer_init_memory(avk_writer *w, const avk_writer_options *opts, avk_error *err);
+AVK_EXPORT avk_status avk_writer_init_memory(avk_writer *w, const avk_writer_options *opts,
+                                             avk_error *err);
 
 /* Buffered writers over a file descriptor, a stdio stream (neither is
  * closed) or a callback. Bytes reach the destination when the buffer fills
  * and on avk_writer_flush. */
-avk_status avk_writer_init_fd(avk_writer *w, int fd, const avk_writer_options *opts, avk_error *err);
-avk_status avk_writer_init_file(avk_writer *w, FILE *fp, const avk_writer_options *opts, avk_error *err);
-avk_status avk_writer_init_sink(avk_writer *w, avk_sink_fn sink, void *ctx,
-                                const avk_writer_options *opts, avk_error *err);
+AVK_EXPORT avk_status avk_writer_init_fd(avk_writer *w, int fd, const avk_writer_options *opts,
+                                         avk_error *err);
+AVK_EXPORT avk_status avk_writer_init_file(avk_writer *w, FILE *fp, const avk_writer_options *opts,
+                                           avk_error *err);
+AVK_EXPORT avk_status avk_writer_init_sink(avk_writer *w, avk_sink_fn sink, void *ctx,
+                                           const avk_writer_options *opts, avk_error *err);
 
 /* Frees the buffer without flushing: call avk_writer_flush first for a
  * stream. Safe on a zeroed writer, and twice. */
-void avk_writer_destroy(avk_writer *w);
+AVK_EXPORT void avk_writer_destroy(avk_writer *w);
 
 /* Memory writer: the bytes written so far; valid until the next write,
  * reset or destroy. For a stream writer, the bytes not yet flushed. */
@@ -101,15 +104,15 @@ AVK_INLINE uint64_t avk_writer_offset(const avk_writer *w)
  * destination holds a prefix of what was written (a sink that fails midway
  * may have taken part of a flush; a retried flush sends the buffer again),
  * so treat the stream as broken. */
-avk_status avk_writer_flush(avk_writer *w, avk_error *err);
+AVK_EXPORT avk_status avk_writer_flush(avk_writer *w, avk_error *err);
 
 /* Makes at least n bytes free at w->pos: grows a memory writer (up to
  * max_size: AVK_ERR_LIMIT beyond it), flushes a stream writer. For a stream
  * n may not exceed the buffer size (AVK_ERR_INVALID_ARGUMENT). */
-avk_status avk_writer_reserve(avk_writer *w, size_t n, avk_error *err);
+AVK_EXPORT avk_status avk_writer_reserve(avk_writer *w, size_t n, avk_error *err);
 
 /* Slow path of avk_writer_write_long (buffer full or near max_size). */
-avk_status avk_writer_write_long_slow(avk_writer *w, int64_t v, avk_error *err);
+AVK_EXPORT avk_status avk_writer_write_long_slow(avk_writer *w, int64_t v, avk_error *err);
 
 /* Writes one long (int) as a zigzag varint. Returns AVK_OK, AVK_ERR_LIMIT
  * (memory writer past max_size), AVK_ERR_NO_MEMORY or the sink's status. */
@@ -127,7 +130,8 @@ AVK_INLINE avk_status avk_writer_write_int(avk_writer *w, int32_t v, avk_error *
 }
 
 /* Copies n raw bytes (any n). */
-avk_status avk_writer_write_raw_slow(avk_writer *w, const void *src, size_t n, avk_error *err);
+AVK_EXPORT avk_status avk_writer_write_raw_slow(avk_writer *w, const void *src, size_t n,
+                                                avk_error *err);
 
 AVK_INLINE avk_status avk_writer_write_raw(avk_writer *w, const void *src, size_t n, avk_error *err)
 {
@@ -157,8 +161,10 @@ AVK_INLINE avk_status avk_writer_write_boolean(avk_writer *w, int v, avk_error *
 
 /* Bulk writes through the bulk varint kernel. A memory writer that would
  * pass max_size returns AVK_ERR_LIMIT with nothing of the call written. */
-avk_status avk_writer_write_longs(avk_writer *w, const int64_t *in, size_t n, avk_error *err);
-avk_status avk_writer_write_ints(avk_writer *w, const int32_t *in, size_t n, avk_error *err);
+AVK_EXPORT avk_status avk_writer_write_longs(avk_writer *w, const int64_t *in, size_t n,
+                                             avk_error *err);
+AVK_EXPORT avk_status avk_writer_write_ints(avk_writer *w, const int32_t *in, size_t n,
+                                            avk_error *err);
 
 #ifdef __cplusplus
 }

@@ -274,7 +274,7 @@ avk_status avki_decode_typed_array(dctx *c, const avki_node *n, avk_value *v)
         if (left == 0)
             break;
         while (left) {
-            uint64_t take;
+            uint64_t take = 0; /* set on AVK_OK; 0 quiets -O3's -Wmaybe-uninitialized */
             AVK_TRY(avki_dtake_items(c, total, left, min_size, bad_bytes, off, &take));
             AVK_TRY(avki_dreserve(c, &items, &cap, total, total + take, elem));
             /* Items of null or fixed(0) store nothing and, in a plain
