@@ -8,7 +8,8 @@ set -euo pipefail
 mode=${1:-native}
 
 # The libraries the library and its tests link: native, or :arm64 / :i386
-# through Debian's multiarch.
+# through Debian's multiarch. The codec libraries and nettle are optional for
+# the library alone (CMake's AVK_WITH_* options); the tests need them all.
 LIBS=(libcmocka-dev libcjson-dev libdeflate-dev libzstd-dev libsnappy-dev libbz2-dev liblzma-dev
       nettle-dev)
 # interop peers (tests/interop/peers_test.py): avro-c's avrocat/avromod, and python3-avro

@@ -42,6 +42,12 @@ AVK_EXPORT avk_status avk_codec_from_name(const char *name, size_t len, avk_code
  * value outside the enum. The string is static. */
 AVK_EXPORT const char *avk_codec_name(avk_codec c);
 
+/* 1 when codec c was built into this library, 0 when it was left out (the
+ * AVK_WITH_<name> CMake options; "null" is always there) or c is outside
+ * the enum. Calls that need a codec left out return AVK_ERR_UNSUPPORTED
+ * with a message naming it and its option. */
+AVK_EXPORT int avk_codec_available(avk_codec c);
+
 /* A growable byte buffer owned by the caller and reused block after block,
  * so that in steady state compressing and decompressing allocate nothing.
  * data is valid for len bytes; cap is the allocated size. */
@@ -70,7 +76,8 @@ AVK_EXPORT void avk_buffer_destroy(avk_buffer *buf);
  * in may be NULL when len is 0.
  * Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT (unknown codec, level out of
  * range, NULL out); AVK_ERR_NO_MEMORY; AVK_ERR_LIMIT (input too large for
- * the codec, e.g. snappy's 4 GiB); AVK_ERR_CODEC (the library failed).
+ * the codec, e.g. snappy's 4 GiB); AVK_ERR_CODEC (the library failed);
+ * AVK_ERR_UNSUPPORTED (c was not built in: avk_codec_available).
  * On failure out->len is 0. Thread safety: distinct buffers may be used by
  * distinct threads at once. Each call creates and frees the codec library's
  * own state: to compress or decompress block after block, keep an
@@ -89,7 +96,8 @@ AVK_EXPORT avk_status avk_codec_compress(avk_codec c, int level, const uint8_t *
  * stream, with a message saying which; bytes after the end of a deflate
  * stream are ignored, as zlib-based readers do, while bytes after the last
  * zstd, bzip2 or xz stream are an error); AVK_ERR_CHECKSUM
- * (snappy CRC-32 mismatch); AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT.
+ * (snappy CRC-32 mismatch); AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT;
+ * AVK_ERR_UNSUPPORTED (c was not built in: avk_codec_available).
  * On failure out->len is 0. */
 AVK_EXPORT avk_status avk_codec_decompress(avk_codec c, const uint8_t *in, size_t len,
                                            size_t max_out, avk_buffer *out, avk_error *err);

@@ -144,12 +144,14 @@ static inline void avk_file_reader_options_init(avk_file_reader_options *o)
  * take);
  * AVK_ERR_TRUNCATED (header cut short); AVK_ERR_SCHEMA (avro.schema does
  * not parse; err->path says where); AVK_ERR_CODEC (an unknown codec name,
- * quoted); AVK_ERR_LIMIT (header above max_header_bytes, or more entries
- * than max_meta_entries); AVK_ERR_IO (open, read or mmap failed;
- * err->sys_errno); AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT. On failure
- * *out is NULL. Header memory: about the header's bytes plus at most 128
- * bytes an entry while it is read (entries beyond max_meta_entries are
- * refused at their count, before anything is allocated for them).
+ * quoted); AVK_ERR_UNSUPPORTED (a codec this build left out, named with
+ * the CMake option that builds it); AVK_ERR_LIMIT (header above
+ * max_header_bytes, or more entries than max_meta_entries); AVK_ERR_IO
+ * (open, read or mmap failed; err->sys_errno); AVK_ERR_NO_MEMORY;
+ * AVK_ERR_INVALID_ARGUMENT. On failure *out is NULL. Header memory: about
+ * the header's bytes plus at most 128 bytes an entry while it is read
+ * (entries beyond max_meta_entries are refused at their count, before
+ * anything is allocated for them).
  *
  *     avk_file_reader *fr;
  *     if (avk_file_reader_open_path("data.avro", NULL, &fr, &err) != AVK_OK) ...
@@ -388,7 +390,9 @@ static inline void avk_file_writer_options_init(avk_file_writer_options *o)
  * Returns AVK_OK; AVK_ERR_INVALID_ARGUMENT (a metadata key that is empty,
  * not UTF-8, reserved or repeated, named with its entry index; an unknown
  * codec or bad level, NULL arguments; nothing is written);
- * AVK_ERR_IO; AVK_ERR_NO_MEMORY. On failure *out is NULL. */
+ * AVK_ERR_UNSUPPORTED (a codec this build left out: avk_codec_available;
+ * nothing is written); AVK_ERR_IO; AVK_ERR_NO_MEMORY. On failure *out is
+ * NULL. */
 AVK_EXPORT avk_status avk_file_writer_open_path(const char *path, const avk_schema *schema,
                                                 const avk_file_writer_options *opts,
                                                 avk_file_writer **out, avk_error *err);

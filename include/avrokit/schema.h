@@ -203,10 +203,16 @@ typedef enum avk_fingerprint_algo {
 } avk_fingerprint_algo;
 
 /* The fingerprint of t's Parsing Canonical Form into out (room for 32
- * bytes); *len receives its length. Returns AVK_OK, AVK_ERR_NO_MEMORY or
- * AVK_ERR_INVALID_ARGUMENT. */
+ * bytes); *len receives its length. Returns AVK_OK, AVK_ERR_NO_MEMORY,
+ * AVK_ERR_INVALID_ARGUMENT, or AVK_ERR_UNSUPPORTED for MD5 and SHA-256 in
+ * a build without nettle (avk_fingerprint_available). */
 AVK_EXPORT avk_status avk_type_fingerprint(const avk_type *t, avk_fingerprint_algo algo,
                                            uint8_t out[32], size_t *len, avk_error *err);
+
+/* 1 when avk_type_fingerprint computes algo in this build, else 0: Rabin
+ * always; MD5 and SHA-256 come from nettle (the AVK_WITH_NETTLE CMake
+ * option). */
+AVK_EXPORT int avk_fingerprint_available(avk_fingerprint_algo algo);
 
 /* CRC-64-AVRO (the Rabin fingerprint of the specification) of any bytes;
  * the value whose little-endian bytes the Rabin fingerprint is. */

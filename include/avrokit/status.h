@@ -15,17 +15,18 @@ extern "C" {
  * stable: they may be stored, logged and compared across versions. */
 typedef enum avk_status {
     AVK_OK = 0,
-    AVK_ERR_TRUNCATED = 1,        /* input ended in the middle of a value */
-    AVK_ERR_MALFORMED = 2,        /* bytes that no valid encoding produces */
-    AVK_ERR_LIMIT = 3,            /* a configured limit was exceeded */
-    AVK_ERR_SCHEMA = 4,           /* invalid schema */
-    AVK_ERR_RESOLUTION = 5,       /* writer and reader schemas do not match */
-    AVK_ERR_CODEC = 6,            /* compression codec failed or is unknown */
-    AVK_ERR_IO = 7,               /* the operating system reported an error */
-    AVK_ERR_SYNC = 8,             /* container sync marker mismatch */
-    AVK_ERR_CHECKSUM = 9,         /* checksum mismatch */
-    AVK_ERR_NO_MEMORY = 10,       /* an allocation failed */
-    AVK_ERR_INVALID_ARGUMENT = 11 /* the caller passed something unusable */
+    AVK_ERR_TRUNCATED = 1,         /* input ended in the middle of a value */
+    AVK_ERR_MALFORMED = 2,         /* bytes that no valid encoding produces */
+    AVK_ERR_LIMIT = 3,             /* a configured limit was exceeded */
+    AVK_ERR_SCHEMA = 4,            /* invalid schema */
+    AVK_ERR_RESOLUTION = 5,        /* writer and reader schemas do not match */
+    AVK_ERR_CODEC = 6,             /* compression codec failed or is unknown */
+    AVK_ERR_IO = 7,                /* the operating system reported an error */
+    AVK_ERR_SYNC = 8,              /* container sync marker mismatch */
+    AVK_ERR_CHECKSUM = 9,          /* checksum mismatch */
+    AVK_ERR_NO_MEMORY = 10,        /* an allocation failed */
+    AVK_ERR_INVALID_ARGUMENT = 11, /* the caller passed something unusable */
+    AVK_ERR_UNSUPPORTED = 12       /* needs a codec or library this build left out */
 } avk_status;
 
 #define AVK_ERROR_MESSAGE_MAX 256

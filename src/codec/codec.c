@@ -1,12 +1,27 @@
 /* The codec table: names, the reusable buffer, and dispatch of compress/decompress to each codec. */
 #include <string.h>
 
+#include "codec/codec_built.h"
 #include "codec/codec_internal.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
 
 static const char *const spec_names[AVK_CODEC_COUNT] = {
     "null", "deflate", "snappy", "zstandard", "bzip2", "xz",
+};
+
+/* Which codecs this build has (the AVK_WITH_<name> CMake options set
+ * AVKI_WITH_<name>), and the option that brings each back. */
+static const struct {
+    unsigned char built;
+    const char *option;
+} codec_builds[AVK_CODEC_COUNT] = {
+    {1, NULL},
+    {AVKI_WITH_DEFLATE, "AVK_WITH_DEFLATE"},
+    {AVKI_WITH_SNAPPY, "AVK_WITH_SNAPPY"},
+    {AVKI_WITH_ZSTD, "AVK_WITH_ZSTD"},
+    {AVKI_WITH_BZIP2, "AVK_WITH_BZIP2"},
+    {AVKI_WITH_XZ, "AVK_WITH_XZ"},
 };
 
 static const uint8_t empty_input[1];
@@ -47,6 +62,23 @@ const char *avk_codec_name(avk_codec c)
     if ((unsigned)c >= AVK_CODEC_COUNT)
         return NULL;
     return spec_names[c];
+}
+
+int avk_codec_available(avk_codec c)
+{
+    return (unsigned)c < AVK_CODEC_COUNT && codec_builds[c].built;
+}
+
+avk_status avki_codec_check_built(avk_codec c, avk_error *err)
+{
+    if ((unsigned)c >= AVK_CODEC_COUNT)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "unknown codec number %d", (int)c);
+    if (codec_builds[c].built)
+        return AVK_OK;
+    return avki_error_set(err, AVK_ERR_UNSUPPORTED, AVK_OFFSET_UNKNOWN,
+                          "codec '%s' was not built into this avrokit (configure with -D%s=ON)",
+                          spec_names[c], codec_builds[c].option);
 }
 
 void avk_buffer_init(avk_buffer *buf, const avk_allocator *alloc)
@@ -138,8 +170,13 @@ void avki_codec_state_init(avki_codec_state *s, const avk_allocator *alloc)
 
 void avki_codec_state_destroy(avki_codec_state *s)
 {
+#if AVKI_WITH_DEFLATE
     avki_deflate_state_free(s);
+#endif
+#if AVKI_WITH_ZSTD
     avki_zstd_state_free(s);
+#endif
+    (void)s;
 }
 
 avk_status avki_codec_compress_with(avki_codec_state *s, avk_codec c, int level,
@@ -147,6 +184,8 @@ avk_status avki_codec_compress_with(avki_codec_state *s, avk_codec c, int level,
                                     avk_error *err)
 {
     avk_status st;
+    (void)s; /* unused in a build without the codecs that keep state */
+    (void)level;
     if (!out || (!in && len))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_codec_compress: NULL buffer or input");
@@ -161,14 +200,22 @@ avk_status avki_codec_compress_with(avki_codec_state *s, avk_codec c, int level,
             out->len = len;
         }
         break;
+#if AVKI_WITH_DEFLATE
     case AVK_CODEC_DEFLATE: st = avki_deflate_compress(s, level, in, len, out, err); break;
+#endif
+#if AVKI_WITH_SNAPPY
     case AVK_CODEC_SNAPPY: st = avki_snappy_compress(in, len, out, err); break;
+#endif
+#if AVKI_WITH_ZSTD
     case AVK_CODEC_ZSTANDARD: st = avki_zstd_compress(s, level, in, len, out, err); break;
+#endif
+#if AVKI_WITH_BZIP2
     case AVK_CODEC_BZIP2: st = avki_bzip2_compress(level, in, len, out, err); break;
+#endif
+#if AVKI_WITH_XZ
     case AVK_CODEC_XZ: st = avki_xz_compress(level, in, len, out, err); break;
-    default:
-        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
-                              "unknown codec number %d", (int)c);
+#endif
+    default: return avki_codec_check_built(c, err); /* unknown, or not built */
     }
     if (st != AVK_OK)
         out->len = 0;
@@ -180,6 +227,7 @@ avk_status avki_codec_decompress_with(avki_codec_state *s, avk_codec c, const ui
                                       avk_error *err)
 {
     avk_status st;
+    (void)s; /* unused in a build without the codecs that keep state */
     if (!out || (!in && len))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_codec_decompress: NULL buffer or input");
@@ -198,14 +246,22 @@ avk_status avki_codec_decompress_with(avki_codec_state *s, avk_codec c, const ui
             out->len = len;
         }
         break;
+#if AVKI_WITH_DEFLATE
     case AVK_CODEC_DEFLATE: st = avki_deflate_decompress(s, in, len, max_out, out, err); break;
+#endif
+#if AVKI_WITH_SNAPPY
     case AVK_CODEC_SNAPPY: st = avki_snappy_decompress(in, len, max_out, out, err); break;
+#endif
+#if AVKI_WITH_ZSTD
     case AVK_CODEC_ZSTANDARD: st = avki_zstd_decompress(s, in, len, max_out, out, err); break;
+#endif
+#if AVKI_WITH_BZIP2
     case AVK_CODEC_BZIP2: st = avki_bzip2_decompress(in, len, max_out, out, err); break;
+#endif
+#if AVKI_WITH_XZ
     case AVK_CODEC_XZ: st = avki_xz_decompress(in, len, max_out, out, err); break;
-    default:
-        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
-                              "unknown codec number %d", (int)c);
+#endif
+    default: return avki_codec_check_built(c, err); /* unknown, or not built */
     }
     if (st != AVK_OK)
         out->len = 0;

@@ -22,6 +22,7 @@ const char *avk_status_name(avk_status status)
     case AVK_ERR_CHECKSUM: return "CHECKSUM";
     case AVK_ERR_NO_MEMORY: return "NO_MEMORY";
     case AVK_ERR_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case AVK_ERR_UNSUPPORTED: return "UNSUPPORTED";
     }
     return "UNKNOWN";
 }

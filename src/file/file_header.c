@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "binary/decode_internal.h"
+#include "codec/codec_built.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
 #include "file/file_internal.h"
@@ -419,6 +420,9 @@ static avk_status take_schema_and_codec(avki_file_header *h, avk_error *err)
     if (c) {
         st = avk_codec_from_name((const char *)c->value, c->len, &h->codec,
                                  &h->codec_nonstandard, err);
+        /* Refused here, at open, rather than at the first block. */
+        if (st == AVK_OK)
+            st = avki_codec_check_built(h->codec, err);
         if (st != AVK_OK) {
             avki_error_prefix(err, "file header: avro.codec: ");
             return st;

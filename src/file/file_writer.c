@@ -11,6 +11,7 @@
 
 #include "common/alloc_internal.h"
 #include "common/error.h"
+#include "codec/codec_built.h"
 #include "codec/codec_state.h"
 #include "file/file_compress_pool.h"
 #include "file/file_internal.h"
@@ -98,6 +99,7 @@ static avk_status options_check(const avk_file_writer_options *opts, avk_error *
     if (!avk_codec_name(opts->codec))
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "unknown codec %d", (int)opts->codec);
+    AVK_TRY(avki_codec_check_built(opts->codec, err));
     return avki_file_meta_check(opts->meta, opts->meta_count, opts->allocator, err);
 }
 

@@ -1,12 +1,17 @@
 /* Schema fingerprints: CRC-64-AVRO (Rabin), MD5 and SHA-256 of the Parsing Canonical Form. */
-#include <nettle/md5.h>
-#include <nettle/sha2.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "avrokit/writer.h"
 #include "common/error.h"
 #include "schema/schema_internal.h"
+
+/* MD5 and SHA-256 come from nettle; a build without it (AVK_WITH_NETTLE
+ * OFF) refuses them rather than carry its own copies of the two hashes. */
+#if AVKI_WITH_NETTLE
+#include <nettle/md5.h>
+#include <nettle/sha2.h>
+#endif
 
 /* The specification's fingerprint table ("Schema Fingerprints"):
  *
@@ -125,10 +130,12 @@ uint64_t avk_rabin64(const void *data, size_t len)
 typedef struct fp_state {
     avk_fingerprint_algo algo;
     uint64_t rabin;
+#if AVKI_WITH_NETTLE
     union {
         struct md5_ctx md5;
         struct sha256_ctx sha256;
     } u;
+#endif
 } fp_state;
 
 static avk_status fp_sink(void *ctx, const void *data, size_t len, avk_error *err)
@@ -142,14 +149,27 @@ static avk_status fp_sink(void *ctx, const void *data, size_t len, avk_error *er
         for (i = 0; i < len; i++)
             s->rabin = (s->rabin >> 8) ^ rabin_table[(s->rabin ^ p[i]) & 0xff];
         break;
+#if AVKI_WITH_NETTLE
     case AVK_FINGERPRINT_MD5:
         md5_update(&s->u.md5, len, p);
         break;
     case AVK_FINGERPRINT_SHA256:
         sha256_update(&s->u.sha256, len, p);
         break;
+#endif
+    default: break;
     }
     return AVK_OK;
+}
+
+int avk_fingerprint_available(avk_fingerprint_algo algo)
+{
+    switch (algo) {
+    case AVK_FINGERPRINT_RABIN: return 1;
+    case AVK_FINGERPRINT_MD5:
+    case AVK_FINGERPRINT_SHA256: return AVKI_WITH_NETTLE;
+    }
+    return 0;
 }
 
 avk_status avk_type_fingerprint(const avk_type *t, avk_fingerprint_algo algo, uint8_t out[32],
@@ -168,8 +188,17 @@ avk_status avk_type_fingerprint(const avk_type *t, avk_fingerprint_algo algo, ui
     s.algo = algo;
     switch (algo) {
     case AVK_FINGERPRINT_RABIN: s.rabin = RABIN_EMPTY; break;
+#if AVKI_WITH_NETTLE
     case AVK_FINGERPRINT_MD5: md5_init(&s.u.md5); break;
     case AVK_FINGERPRINT_SHA256: sha256_init(&s.u.sha256); break;
+#else
+    case AVK_FINGERPRINT_MD5:
+    case AVK_FINGERPRINT_SHA256:
+        return avki_error_set(err, AVK_ERR_UNSUPPORTED, AVK_OFFSET_UNKNOWN,
+                              "%s fingerprints need nettle, which was not built into this "
+                              "avrokit (configure with -DAVK_WITH_NETTLE=ON)",
+                              algo == AVK_FINGERPRINT_MD5 ? "MD5" : "SHA-256");
+#endif
     default:
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "unknown fingerprint algorithm %d", (int)algo);
@@ -192,6 +221,7 @@ avk_status avk_type_fingerprint(const avk_type *t, avk_fingerprint_algo algo, ui
             out[i] = (uint8_t)(s.rabin >> (8 * i));
         *len = 8;
         break;
+#if AVKI_WITH_NETTLE
     case AVK_FINGERPRINT_MD5:
         md5_digest(&s.u.md5, MD5_DIGEST_SIZE, out);
         *len = MD5_DIGEST_SIZE;
@@ -200,6 +230,8 @@ avk_status avk_type_fingerprint(const avk_type *t, avk_fingerprint_algo algo, ui
         sha256_digest(&s.u.sha256, SHA256_DIGEST_SIZE, out);
         *len = SHA256_DIGEST_SIZE;
         break;
+#endif
+    default: break;
     }
     return AVK_OK;
 }

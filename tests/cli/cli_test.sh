@@ -85,6 +85,8 @@ checks=$((checks + 1))
 expect_contains "$out" "varint kernel: " "--version names the kernel that runs"
 expect_contains "$out" "kernels built: " "--version lists the kernels built"
 expect_contains "$out" " scalar" "--version lists the portable kernel"
+expect_contains "$out" "codecs built: null deflate snappy zstandard bzip2 xz" "--version lists the codecs built"
+expect_contains "$out" "fingerprints built: rabin md5 sha256" "--version lists the fingerprints built"
 
 run
 expect_rc 2 "no arguments" && expect_contains "$err" "Usage:" "no arguments prints usage"

@@ -63,6 +63,28 @@ static void test_names(void **state)
     AVKT_ASSERT_STATUS(avk_codec_from_name("xz", 2, NULL, NULL, NULL), AVK_ERR_INVALID_ARGUMENT);
 }
 
+/* This suite's build has every codec (tests/minimal covers a build with none). */
+static void test_available(void **state)
+{
+    avk_buffer buf;
+    avk_error err;
+    size_t i;
+    (void)state;
+    for (i = 0; i < N_CODECS; i++)
+        assert_int_equal(avk_codec_available(all_codecs[i]), 1);
+    assert_int_equal(avk_codec_available((avk_codec)AVK_CODEC_COUNT), 0);
+    assert_int_equal(avk_codec_available((avk_codec)-1), 0);
+    /* A number outside the enum is a bad argument, not a codec left out. */
+    avk_buffer_init(&buf, NULL);
+    AVKT_ASSERT_STATUS(avk_codec_compress((avk_codec)AVK_CODEC_COUNT, 0, NULL, 0, &buf, &err),
+                       AVK_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "unknown codec number 6");
+    AVKT_ASSERT_STATUS(avk_codec_decompress((avk_codec)-1, NULL, 0, 10, &buf, &err),
+                       AVK_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "unknown codec number -1");
+    avk_buffer_destroy(&buf);
+}
+
 /* ---- round trips ------------------------------------------------------------ */
 
 static uint8_t *make_random(size_t n, uint64_t seed)
@@ -672,6 +694,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_available),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_reuse_allocates_nothing),
         cmocka_unit_test(test_known_vectors),

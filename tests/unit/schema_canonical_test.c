@@ -534,6 +534,16 @@ static void test_fingerprint_bad_arguments(void **state)
     assert_int_equal(len, 99); /* untouched on failure */
 }
 
+/* This suite's build has nettle (tests/minimal covers one without). */
+static void test_fingerprint_available(void **state)
+{
+    (void)state;
+    assert_int_equal(avk_fingerprint_available(AVK_FINGERPRINT_RABIN), 1);
+    assert_int_equal(avk_fingerprint_available(AVK_FINGERPRINT_MD5), 1);
+    assert_int_equal(avk_fingerprint_available(AVK_FINGERPRINT_SHA256), 1);
+    assert_int_equal(avk_fingerprint_available((avk_fingerprint_algo)7), 0);
+}
+
 /* ---- writer errors ------------------------------------------------------------------ */
 
 static void test_write_errors(void **state)
@@ -1443,6 +1453,7 @@ int main(void)
         cmocka_unit_test(test_fingerprint_int),
         cmocka_unit_test(test_fingerprint_big),
         cmocka_unit_test(test_fingerprint_bad_arguments),
+        cmocka_unit_test(test_fingerprint_available),
         cmocka_unit_test(test_write_errors),
         cmocka_unit_test(test_json_big),
         cmocka_unit_test(test_json_primitives),

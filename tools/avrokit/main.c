@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "avrokit/codec.h"
 #include "avrokit/kernel.h"
+#include "avrokit/schema.h"
 #include "cli.h"
 
 /* Every command: one cmd_<name>.c each. Keep the list sorted by name. */
@@ -46,15 +48,31 @@ static void usage(FILE *out)
 }
 
 /* The version, then the varint kernels: which one runs, and which of those
- * built in this CPU can run (performance depends on it). */
+ * built in this CPU can run (performance depends on it); then the codecs
+ * and fingerprints this build has (the AVK_WITH_* CMake options). */
 static void print_version(void)
 {
+    static const struct {
+        avk_fingerprint_algo algo;
+        const char *name;
+    } fingerprints[] = {{AVK_FINGERPRINT_RABIN, "rabin"},
+                        {AVK_FINGERPRINT_MD5, "md5"},
+                        {AVK_FINGERPRINT_SHA256, "sha256"}};
     size_t i;
+    int c;
     printf(AVKCLI_PROG " %s\n", avk_version());
     printf("varint kernel: %s (set AVK_KERNEL to choose another)\n", avk_kernel_name());
     printf("kernels built:");
     for (i = 0; i < avk_kernel_count(); i++)
         printf(" %s%s", avk_kernel_name_at(i), avk_kernel_runnable_at(i) ? "" : " (not on this CPU)");
+    printf("\ncodecs built:");
+    for (c = 0; c < AVK_CODEC_COUNT; c++)
+        if (avk_codec_available((avk_codec)c))
+            printf(" %s", avk_codec_name((avk_codec)c));
+    printf("\nfingerprints built:");
+    for (i = 0; i < sizeof fingerprints / sizeof fingerprints[0]; i++)
+        if (avk_fingerprint_available(fingerprints[i].algo))
+            printf(" %s", fingerprints[i].name);
     printf("\n");
 }
 
