@@ -50,7 +50,8 @@ void avk_builder_reset(avk_builder *b);
 int avk_builder_complete(const avk_builder *b);
 
 avk_status avk_builder_null(avk_builder *b, avk_error *err);
-/* Any non-zero v is written as true. */
+/* Any non-zero v is written as true (values store booleans as uint8_t 0
+ * or 1: see avrokit/value.h). */
 avk_status avk_builder_boolean(avk_builder *b, int v, avk_error *err);
 avk_status avk_builder_int(avk_builder *b, int32_t v, avk_error *err);
 /* Also accepted where the schema has an int (when v fits in 32 bits). */
@@ -61,7 +62,7 @@ avk_status avk_builder_bytes(avk_builder *b, const void *data, size_t len, avk_e
 avk_status avk_builder_string(avk_builder *b, const char *s, size_t len, avk_error *err);
 /* len must equal the fixed size. */
 avk_status avk_builder_fixed(avk_builder *b, const void *data, size_t len, avk_error *err);
-avk_status avk_builder_enum(avk_builder *b, int32_t index, avk_error *err);
+avk_status avk_builder_enum(avk_builder *b, uint32_t index, avk_error *err);
 /* Chooses a union branch; the next call writes its value. */
 avk_status avk_builder_union(avk_builder *b, uint32_t branch, avk_error *err);
 avk_status avk_builder_array_begin(avk_builder *b, avk_error *err);

@@ -23,16 +23,19 @@ typedef struct avk_bytes {
 /* One Avro value. type says how to read the union u (type->kind):
  *
  *   NULL            nothing
- *   BOOLEAN         u.boolean (0 or 1)
+ *   BOOLEAN         u.boolean (uint8_t, 0 or 1: the type of boolean array
+ *                   items too)
  *   INT             u.i   (date, time-millis: the integer itself)
  *   LONG            u.l   (time-micros, timestamps: the integer itself)
  *   FLOAT, DOUBLE   u.f, u.d
  *   BYTES, STRING   u.bytes (decimal on bytes: the unscaled big-endian
  *                   two's-complement integer; the scale is the type's)
  *   FIXED           u.bytes, len == the fixed size
- *   ENUM            u.index (the symbol: avk_type_symbol(type, u.index))
+ *   ENUM            u.index (uint32_t; the symbol: avk_type_symbol(type,
+ *                   u.index))
  *   RECORD          u.fields: one value per field, in schema order
- *   UNION           u.branch: index into the union and the branch's value
+ *   UNION           u.branch: index (uint32_t, like an enum's) into the
+ *                   union and the branch's value
  *   ARRAY           u.array: count items, stored by item kind:
  *                     BOOLEAN -> uint8_t[count]      INT -> int32_t[count]
  *                     LONG    -> int64_t[count]      FLOAT -> float[count]
@@ -42,19 +45,24 @@ typedef struct avk_bytes {
  *   MAP             u.map: count keys (UTF-8 views) and values, in the
  *                   order they were read or are to be written
  *
+ * Indexes (enum symbols, union branches) are uint32_t everywhere, in values
+ * and in the builder; booleans are stored as uint8_t 0 or 1, alone and in
+ * arrays (calls that take a boolean take an int and store any non-zero
+ * value as 1).
+ *
  * Decoded values live in the arena given to the decoder (strings and bytes
  * may instead be views into the input: see AVK_PLAN_COPY_STRINGS). */
 typedef struct avk_value avk_value;
 struct avk_value {
     const avk_type *type;
     union {
-        int boolean;
+        uint8_t boolean;
         int32_t i;
         int64_t l;
         float f;
         double d;
         avk_bytes bytes;
-        int32_t index;
+        uint32_t index;
         avk_value *fields;
         struct {
             avk_value *value;
