@@ -98,8 +98,9 @@ avk_status avk_value_init(avk_value *v, const avk_type *t, size_t count, avk_are
                           avk_error *err);
 
 /* Sets a union value to branch index, with v->u.branch.value allocated
- * from arena and initialised (as avk_value_init with count 0) to the
- * branch's type. Returns AVK_OK, AVK_ERR_NO_MEMORY, or
+ * from arena and initialised (as avk_value_init with count 0: one level)
+ * to the branch's type; avk_value_choose below chooses by name and sets
+ * the branch up as a whole tree. Returns AVK_OK, AVK_ERR_NO_MEMORY, or
  * AVK_ERR_INVALID_ARGUMENT when v is not a union or index is out of range. */
 avk_status avk_value_set_branch(avk_value *v, uint32_t index, avk_arena *arena, avk_error *err);
 
