@@ -40,6 +40,8 @@ demo: build
 	@echo
 	$(BUILD)/examples/records_demo examples/data/reading.avsc examples/data/readings.avrodata
 	@echo
+	$(BUILD)/examples/build_demo examples/data/order.avsc
+	@echo
 	@echo "== the bundled schema, through the avrokit CLI =="
 	$(BUILD)/tools/avrokit/avrokit schema check examples/data/reading.avsc
 	$(BUILD)/tools/avrokit/avrokit schema canonical examples/data/reading.avsc

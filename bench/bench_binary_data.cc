@@ -150,7 +150,7 @@ void digest_avk(Digest &g, const avk_value *v, const avk_type *t)
         g.bytes(v->u.bytes.data, v->u.bytes.len);
         break;
     case AVK_ENUM:
-        g.u64((uint64_t)(int64_t)v->u.index);
+        g.u64((uint64_t)v->u.index);
         break;
     case AVK_RECORD:
         for (size_t i = 0; i < avk_type_field_count(t); i++)
@@ -441,7 +441,7 @@ std::string fill_avk(avk_value *v, const avk_type *t, const Datum &d, avk_arena 
     case AVK_NULL:
         break;
     case AVK_BOOLEAN:
-        v->u.boolean = (int)d.l;
+        v->u.boolean = (uint8_t)d.l;
         break;
     case AVK_INT:
         v->u.i = (int32_t)d.l;
@@ -462,7 +462,7 @@ std::string fill_avk(avk_value *v, const avk_type *t, const Datum &d, avk_arena 
             return "avk_arena_alloc failed";
         break;
     case AVK_ENUM:
-        v->u.index = (int32_t)d.l;
+        v->u.index = (uint32_t)d.l;
         break;
     case AVK_RECORD:
         for (size_t i = 0; i < d.kids.size(); i++) {

@@ -48,7 +48,7 @@ static avk_status build_reading(avk_builder *b, const int64_t *f, size_t i, avk_
     avk_status st;
     if ((st = avk_builder_long(b, f[0], err)) || (st = avk_builder_long(b, f[1], err)) ||
         (st = avk_builder_long(b, f[2], err)) || (st = avk_builder_long(b, f[3], err)) ||
-        (st = avk_builder_enum(b, (int32_t)(i % 7 == 0 ? 1 : 0), err)))
+        (st = avk_builder_enum(b, i % 7 == 0 ? 1 : 0, err)))
         return st;
     if (i % 5 == 0) {
         const char *note = notes[i % 3];
@@ -70,7 +70,7 @@ static void print_reading(const avk_value *v)
         snprintf(when, sizeof when, "%lld", (long long)f[0].u.l);
     printf("  {time: %s, counter: %lld, delta: %lld, user: %lld, status: %s, note: ", when,
            (long long)f[1].u.l, (long long)f[2].u.l, (long long)f[3].u.l,
-           avk_type_symbol(f[4].type, (size_t)f[4].u.index));
+           avk_type_symbol(f[4].type, f[4].u.index));
     if (f[5].u.branch.index == 0)
         printf("null}\n");
     else

@@ -40,8 +40,8 @@ typedef struct avk_builder avk_builder;
 /* Returns AVK_OK, AVK_ERR_NO_MEMORY or AVK_ERR_INVALID_ARGUMENT. plan and
  * w must outlive the builder. allocator NULL means the C library. */
 AVK_EXPORT avk_status avk_builder_new(const avk_plan *plan, avk_writer *w,
-                                      const avk_allocator *allocator, avk_builder **out,
-                                      avk_error *err);
+                                      const avk_allocator *allocator,
+                           avk_builder **out, avk_error *err);
 AVK_EXPORT void avk_builder_free(avk_builder *b);
 
 /* Drops a partly built value (what was already handed to the writer stays
@@ -52,7 +52,8 @@ AVK_EXPORT void avk_builder_reset(avk_builder *b);
 AVK_EXPORT int avk_builder_complete(const avk_builder *b);
 
 AVK_EXPORT avk_status avk_builder_null(avk_builder *b, avk_error *err);
-/* Any non-zero v is written as true. */
+/* Any non-zero v is written as true (values store booleans as uint8_t 0
+ * or 1: see avrokit/value.h). */
 AVK_EXPORT avk_status avk_builder_boolean(avk_builder *b, int v, avk_error *err);
 AVK_EXPORT avk_status avk_builder_int(avk_builder *b, int32_t v, avk_error *err);
 /* Also accepted where the schema has an int (when v fits in 32 bits). */
@@ -65,7 +66,7 @@ AVK_EXPORT avk_status avk_builder_string(avk_builder *b, const char *s, size_t l
 /* len must equal the fixed size. */
 AVK_EXPORT avk_status avk_builder_fixed(avk_builder *b, const void *data, size_t len,
                                         avk_error *err);
-AVK_EXPORT avk_status avk_builder_enum(avk_builder *b, int32_t index, avk_error *err);
+AVK_EXPORT avk_status avk_builder_enum(avk_builder *b, uint32_t index, avk_error *err);
 /* Chooses a union branch; the next call writes its value. */
 AVK_EXPORT avk_status avk_builder_union(avk_builder *b, uint32_t branch, avk_error *err);
 AVK_EXPORT avk_status avk_builder_array_begin(avk_builder *b, avk_error *err);

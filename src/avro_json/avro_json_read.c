@@ -290,7 +290,7 @@ static avk_status read_leaf(rctx *c, const avki_json *j, const avk_type *t, int 
     case AVK_BOOLEAN:
         if (j->type != AVKI_JSON_TRUE && j->type != AVKI_JSON_FALSE)
             return bad(c, j, dflt, "true or false", t);
-        v->u.boolean = j->type == AVKI_JSON_TRUE;
+        v->u.boolean = (uint8_t)(j->type == AVKI_JSON_TRUE);
         return AVK_OK;
     case AVK_INT:
         if (j->type != AVKI_JSON_NUMBER || !j->u.number.is_integer ||
@@ -342,7 +342,7 @@ static avk_status read_leaf(rctx *c, const avki_json *j, const avk_type *t, int 
             (idx = avk_type_symbol_index(t, j->u.string.ptr)) < 0 ||
             strlen(j->u.string.ptr) != j->u.string.len)
             return bad(c, j, dflt, "one of its symbols", t);
-        v->u.index = (int32_t)idx;
+        v->u.index = (uint32_t)idx;
         return AVK_OK;
     }
     default:
@@ -458,7 +458,7 @@ static avk_status read_typed_items(rctx *c, rframe *f, void *items, size_t size)
         size_t i = f->i;
         AVK_TRY(read_leaf(c, js[i], it, f->is_default, &tmp));
         switch (it->kind) {
-        case AVK_BOOLEAN: ((uint8_t *)items)[i] = (uint8_t)tmp.u.boolean; break;
+        case AVK_BOOLEAN: ((uint8_t *)items)[i] = tmp.u.boolean; break;
         case AVK_INT: ((int32_t *)items)[i] = tmp.u.i; break;
         case AVK_LONG: ((int64_t *)items)[i] = tmp.u.l; break;
         case AVK_FLOAT: ((float *)items)[i] = tmp.u.f; break;

@@ -463,9 +463,9 @@ static inline __attribute__((always_inline)) avk_status write_leaf(jctx *c,
         return put_bytes(c, &v->u.bytes);
     case AVK_ENUM: {
         const char *sym;
-        if (v->u.index < 0 || (size_t)v->u.index >= t->symbol_count)
+        if (v->u.index >= t->symbol_count)
             return bad(c, AVK_ERR_INVALID_ARGUMENT,
-                       "enum index %d out of range (%s has %zu symbols)", (int)v->u.index,
+                       "enum index %u out of range (%s has %zu symbols)", (unsigned)v->u.index,
                        t->fullname, t->symbol_count);
         sym = t->symbols[v->u.index];
         return put_name(c, sym, strlen(sym));

@@ -742,31 +742,31 @@ avk_status avk_builder_fixed(avk_builder *b, const void *data, size_t len, avk_e
     return leaf_written(b, saved, avk_writer_write_raw(b->out, data, len, err), err);
 }
 
-static avk_status general_enum(avk_builder *b, int32_t index, avk_error *err);
+static avk_status general_enum(avk_builder *b, uint32_t index, avk_error *err);
 
-avk_status avk_builder_enum(avk_builder *b, int32_t index, avk_error *err)
+avk_status avk_builder_enum(avk_builder *b, uint32_t index, avk_error *err)
 {
     bframe *f = fast_slot(b, AVKI_OP_ENUM);
     if (AVK_LIKELY(f != NULL)) {
         const avki_step *st = f->op == AVKI_OP_ARRAY ? &b->steps[f->first]
                                                      : &b->steps[f->first + f->index];
-        if (AVK_LIKELY(index >= 0 && (uint32_t)index < b->nodes[st->node].count))
-            return fast_done(b, f, avk_writer_write_int(b->out, index, err), err);
+        if (AVK_LIKELY(index < b->nodes[st->node].count))
+            return fast_done(b, f, avk_writer_write_int(b->out, (int32_t)index, err), err);
     }
     return general_enum(b, index, err);
 }
 
-static avk_status general_enum(avk_builder *b, int32_t index, avk_error *err)
+static avk_status general_enum(avk_builder *b, uint32_t index, avk_error *err)
 {
     const avki_node *n;
     BEGIN("avk_builder_enum");
     n = &b->nodes[node];
     if (n->op != AVKI_OP_ENUM)
         return mismatch(b, saved, "avk_builder_enum", node, err);
-    if (index < 0 || (uint32_t)index >= n->count)
-        return wrong(b, saved, err, "avk_builder_enum: index %d out of range (%s has %u symbols)",
-                     (int)index, avki_type_label(n->type), n->count);
-    return leaf_written(b, saved, avk_writer_write_int(b->out, index, err), err);
+    if (index >= n->count)
+        return wrong(b, saved, err, "avk_builder_enum: index %u out of range (%s has %u symbols)",
+                     (unsigned)index, avki_type_label(n->type), n->count);
+    return leaf_written(b, saved, avk_writer_write_int(b->out, (int32_t)index, err), err);
 }
 
 /* ---- unions, arrays, maps ----------------------------------------------------------- */

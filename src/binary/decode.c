@@ -203,7 +203,7 @@ static avk_status read_enum(dctx *c, const avki_node *n, avk_value *v)
                                     x->writer->symbols[idx], n->type->fullname);
         idx = x->map[idx];
     }
-    v->u.index = idx;
+    v->u.index = (uint32_t)idx;
     return AVK_OK;
 }
 
@@ -411,7 +411,7 @@ AVK_INLINE const uint8_t *fast_field(const avki_node *nodes, const avki_step *s,
         if (AVK_UNLIKELY((p[0] & 0x81) != 0 || idx >= nodes[s->node].count ||
                          nodes[s->node].store))
             return NULL;
-        f->u.index = (int32_t)idx;
+        f->u.index = idx;
         return p + 1;
     }
     case AVKI_OP_FIXED: {

@@ -184,7 +184,7 @@ static avk_status read_promoted(dctx *c, const avki_node *n, const avki_step *it
                 return st;
             }
             switch ((avki_store)n->store) {
-            case AVKI_STORE_BOOLEAN: dst[i] = (uint8_t)tmp.u.boolean; break;
+            case AVKI_STORE_BOOLEAN: dst[i] = tmp.u.boolean; break;
             case AVKI_STORE_INT: memcpy(dst + size * i, &tmp.u.i, 4); break;
             case AVKI_STORE_LONG: memcpy(dst + size * i, &tmp.u.l, 8); break;
             case AVKI_STORE_FLOAT: memcpy(dst + size * i, &tmp.u.f, 4); break;

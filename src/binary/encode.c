@@ -206,9 +206,9 @@ AVK_INLINE avk_status encode_leaf(ectx *c, const avki_step *s, const avk_value *
     case AVKI_OP_NULL:
         return AVK_OK;
     case AVKI_OP_BOOLEAN:
-        if (AVK_UNLIKELY((unsigned)v->u.boolean > 1))
-            return avki_encode_mismatch(c->err, "boolean value is %d, expected 0 or 1",
-                                        v->u.boolean);
+        if (AVK_UNLIKELY(v->u.boolean > 1))
+            return avki_encode_mismatch(c->err, "boolean value is %u, expected 0 or 1",
+                                        (unsigned)v->u.boolean);
         return avk_writer_write_boolean(c->w, v->u.boolean, c->err);
     case AVKI_OP_INT:
         return avk_writer_write_int(c->w, v->u.i, c->err);
@@ -227,10 +227,10 @@ AVK_INLINE avk_status encode_leaf(ectx *c, const avki_step *s, const avk_value *
         return write_bytes(c, &v->u.bytes, "bytes");
     case AVKI_OP_ENUM: {
         const avki_node *n = c->nodes + s->node;
-        if (AVK_UNLIKELY(v->u.index < 0 || (uint32_t)v->u.index >= n->count))
-            return avki_encode_mismatch(c->err, "enum index %d out of range (%u symbols)",
-                                        (int)v->u.index, n->count);
-        return avk_writer_write_int(c->w, v->u.index, c->err);
+        if (AVK_UNLIKELY(v->u.index >= n->count))
+            return avki_encode_mismatch(c->err, "enum index %u out of range (%u symbols)",
+                                        (unsigned)v->u.index, n->count);
+        return avk_writer_write_int(c->w, (int32_t)v->u.index, c->err);
     }
     default: { /* AVKI_OP_FIXED */
         const avki_node *n = c->nodes + s->node;
@@ -292,9 +292,9 @@ AVK_INLINE uint8_t *fast_put(const avki_node *nodes, const avki_step *s, const a
     case AVKI_OP_NULL:
         return p;
     case AVKI_OP_BOOLEAN:
-        if (AVK_UNLIKELY((unsigned)v->u.boolean > 1))
+        if (AVK_UNLIKELY(v->u.boolean > 1))
             return NULL;
-        *p = (uint8_t)v->u.boolean;
+        *p = v->u.boolean;
         return p + 1;
     case AVKI_OP_INT:
         if (s->run) /* runs go through the bulk encoder */
@@ -314,7 +314,7 @@ AVK_INLINE uint8_t *fast_put(const avki_node *nodes, const avki_step *s, const a
     case AVKI_OP_BYTES:
         return put_short_bytes(p, &v->u.bytes);
     case AVKI_OP_ENUM:
-        if (AVK_UNLIKELY((uint32_t)v->u.index >= nodes[s->node].count || v->u.index > 63))
+        if (AVK_UNLIKELY(v->u.index >= nodes[s->node].count || v->u.index > 63))
             return NULL;
         *p = (uint8_t)(v->u.index << 1);
         return p + 1;

@@ -41,6 +41,7 @@ void avki_arena_init(avki_arena *a, const avk_allocator *alloc, size_t first_blo
     a->limit = limit;
     a->limit_hit = 0;
     a->allocations = 0;
+    a->grow = NULL;
 }
 
 int avki_arena_set_first_block(avki_arena *a, void *mem, size_t size)
@@ -145,6 +146,7 @@ void avki_arena_reset(avki_arena *a)
 {
     avki_arena_block *b, *next, *keep = NULL;
     a->limit_hit = 0;
+    a->grow = NULL; /* it lived in the blocks being emptied */
     /* The steady state of a decoding loop: one block, kept as it is. */
     if (a->head && !a->head->next) {
         fill_from(a, a->head);
@@ -189,4 +191,5 @@ void avki_arena_destroy(avki_arena *a)
     a->cur = 0;
     a->end = 0;
     a->total = 0;
+    a->grow = NULL;
 }

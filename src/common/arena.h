@@ -17,6 +17,9 @@ struct avki_arena_block {
                     allocator, what was obtained and is passed to free) */
 };
 
+/* What avki_arena_grow knows of the storage it handed out (arena_grow.c). */
+typedef struct avki_grow_table avki_grow_table;
+
 typedef struct avki_arena {
     /* The head block's free space [cur, end), kept here rather than in the
      * block so the inline fast path touches only this struct. Both are 0
@@ -34,6 +37,8 @@ typedef struct avki_arena {
     size_t allocations;     /* allocator calls (failed ones too), for tests and benchmarks;
                                users of the allocator, such as the JSON parser's
                                scratch, add theirs */
+    avki_grow_table *grow;  /* storage avki_arena_grow may extend in place; it lives
+                               in the arena, so reset and destroy forget it */
 } avki_arena;
 
 /* The public arena (avrokit/arena.h) is this core, so the decoder reaches
@@ -85,6 +90,17 @@ static inline void *avki_arena_alloc_fast(avki_arena *a, size_t size, size_t ali
 /* A NUL-terminated copy of s[0..len) (s may be NULL when len is 0); NULL
  * on failure. */
 char *avki_arena_strndup(avki_arena *a, const char *s, size_t len);
+
+/* Room for add more items after the count items at p (size > 0 bytes
+ * each, aligned to align), amortised: storage this function handed out,
+ * whose last call left it with these count items, grows in place while its
+ * room lasts; any other (NULL, decoded, the caller's, or a copy of a value
+ * that has grown since) is copied into new storage with room for at least
+ * twice as many. Returns the storage (p or the copy, the count items kept),
+ * or NULL when the arena fails or the size overflows. The caller writes
+ * items count .. count + add - 1 and counts them. */
+void *avki_arena_grow(avki_arena *a, void *p, size_t count, size_t add, size_t size,
+                      size_t align);
 
 /* Frees every block but the largest, which is kept, emptied, for reuse:
  * a workload that fits it no longer calls the allocator. The caller's

@@ -699,7 +699,7 @@ static int from_json(conv *c, avk_value *v, const avk_type *t, const cJSON *j)
         long idx;
         if (!cJSON_IsString(j) || (idx = avk_type_symbol_index(t, j->valuestring)) < 0)
             return failf(c, "expected a symbol of %s", avk_type_fullname(t));
-        v->u.index = (int32_t)idx;
+        v->u.index = (uint32_t)idx;
         return 1;
     }
     case AVK_ARRAY: {
@@ -1033,9 +1033,9 @@ static cJSON *to_json(const avk_value *v, const avk_type *t, int depth)
         return o;
     }
     case AVK_ENUM:
-        if (v->u.index < 0 || (size_t)v->u.index >= avk_type_symbol_count(t))
+        if (v->u.index >= avk_type_symbol_count(t))
             return NULL;
-        return cJSON_CreateString(avk_type_symbol(t, (size_t)v->u.index));
+        return cJSON_CreateString(avk_type_symbol(t, v->u.index));
     case AVK_ARRAY: {
         const avk_type *it = avk_type_items(t);
         size_t isz = 0;

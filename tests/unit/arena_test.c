@@ -546,6 +546,73 @@ static void test_alloc_fast(void **state)
     avki_arena_destroy(&b);
 }
 
+/* ---- growable storage ------------------------------------------------------ */
+
+/* Grown one item at a time, storage moves only when its room is full
+ * (after 4, 8, 16, ... items), keeps its items, and a copy of the count
+ * that fell behind gets storage of its own. */
+static void test_grow(void **state)
+{
+    avki_arena a;
+    uint32_t *p = NULL, *q, *other = NULL;
+    size_t i, moves = 0;
+    (void)state;
+    avki_arena_init(&a, NULL, 256, 0);
+    for (i = 0; i < 5000; i++) {
+        q = (uint32_t *)avki_arena_grow(&a, p, i, 1, sizeof *q, 4);
+        assert_non_null(q);
+        if (q != p) {
+            /* Moved exactly when full: the first call and then at 4, 8, 16, ... */
+            assert_true(i == 0 || (i >= 4 && (i & (i - 1)) == 0));
+            moves++;
+        }
+        p = q;
+        p[i] = (uint32_t)i * 3;
+        /* A second storage grown in between (the table holds both). */
+        other = (uint32_t *)avki_arena_grow(&a, other, i, 1, sizeof *other, 4);
+        assert_non_null(other);
+        other[i] = (uint32_t)i;
+    }
+    assert_int_equal(moves, 1 + 11); /* 0, then 4 .. 4096 */
+    for (i = 0; i < 5000; i++) {
+        assert_int_equal(p[i], (uint32_t)i * 3);
+        assert_int_equal(other[i], (uint32_t)i);
+    }
+    /* Several items at once: in place while the room lasts (8192). */
+    q = (uint32_t *)avki_arena_grow(&a, p, 5000, 3000, sizeof *q, 4);
+    assert_ptr_equal(q, p);
+    /* A copy of the count that fell behind (5000 of 8000) gets its own
+     * storage: item 5000 of p is not written over. */
+    q = (uint32_t *)avki_arena_grow(&a, p, 5000, 1, sizeof *q, 4);
+    assert_ptr_not_equal(q, p);
+    assert_int_equal(q[4999], 4999u * 3);
+    /* and p still grows in place with its own count. */
+    q = (uint32_t *)avki_arena_grow(&a, p, 8000, 192, sizeof *q, 4);
+    assert_ptr_equal(q, p);
+    q = (uint32_t *)avki_arena_grow(&a, p, 8192, 1, sizeof *q, 4);
+    assert_ptr_not_equal(q, p);
+    assert_int_equal(q[4999], 4999u * 3);
+    /* Storage the table never saw (the caller's) is copied at once. */
+    {
+        uint32_t mine[2] = {7, 8};
+        q = (uint32_t *)avki_arena_grow(&a, mine, 2, 1, sizeof *q, 4);
+        assert_ptr_not_equal(q, mine);
+        assert_int_equal(q[1], 8);
+    }
+    /* Overflowing sizes fail without allocating. */
+    assert_null(avki_arena_grow(&a, NULL, SIZE_MAX / 2 + 1, 1, 1, 1));
+    assert_null(avki_arena_grow(&a, NULL, 0, SIZE_MAX / 4, 8, 8));
+    assert_null(avki_arena_grow(&a, NULL, 0, 1, 0, 1));
+    /* A reset forgets the table with the blocks. */
+    avki_arena_reset(&a);
+    assert_null(a.grow);
+    q = (uint32_t *)avki_arena_grow(&a, NULL, 0, 1, sizeof *q, 4);
+    assert_non_null(q);
+    assert_non_null(a.grow);
+    avki_arena_destroy(&a);
+    assert_null(a.grow);
+}
+
 /* ---- the public arena ------------------------------------------------------- */
 
 static void test_public_arena(void **state)
@@ -641,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_caller_block_limit),
         cmocka_unit_test(test_caller_block_failing_allocator),
         cmocka_unit_test(test_alloc_fast),
+        cmocka_unit_test(test_grow),
         cmocka_unit_test(test_public_arena),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -170,7 +170,8 @@ static void test_primitives(void **state)
     EXPECT(&f, 0x04, 0x00);
     WRONG(&f, avk_builder_enum(f.b, 3, &f.err), "ns.E",
           "avk_builder_enum: index 3 out of range (ns.E has 3 symbols)");
-    WRONG(&f, avk_builder_enum(f.b, -1, &f.err), "ns.E", NULL);
+    WRONG(&f, avk_builder_enum(f.b, UINT32_MAX, &f.err), "ns.E",
+          "avk_builder_enum: index 4294967295 out of range (ns.E has 3 symbols)");
     fix_close(&f);
 
     fix_open(&f, "{\"type\":\"fixed\",\"name\":\"F\",\"size\":4}", 0, 0, 0);
@@ -695,7 +696,7 @@ static void gen(avkt_rng *r, const avk_type *t, avk_value *v, int depth)
     v->type = t;
     switch (t->kind) {
     case AVK_NULL: break;
-    case AVK_BOOLEAN: v->u.boolean = (int)avkt_below(r, 2); break;
+    case AVK_BOOLEAN: v->u.boolean = (uint8_t)avkt_below(r, 2); break;
     case AVK_INT: v->u.i = avkt_mixed_int(r); break;
     case AVK_LONG: v->u.l = avkt_mixed_long(r); break;
     case AVK_FLOAT: v->u.f = (float)avkt_mixed_int(r) / 8.0f; break;
@@ -710,7 +711,7 @@ static void gen(avkt_rng *r, const avk_type *t, avk_value *v, int depth)
         v->u.bytes.len = t->size;
         break;
     }
-    case AVK_ENUM: v->u.index = (int32_t)avkt_below(r, t->symbol_count); break;
+    case AVK_ENUM: v->u.index = (uint32_t)avkt_below(r, t->symbol_count); break;
     case AVK_RECORD:
         v->u.fields = (avk_value *)gen_alloc(t->field_count * sizeof(avk_value));
         for (i = 0; i < t->field_count; i++)
@@ -737,7 +738,7 @@ static void gen(avkt_rng *r, const avk_type *t, avk_value *v, int depth)
                 avk_value tmp;
                 gen(r, t->items, &tmp, depth + 1);
                 switch (t->items->kind) {
-                case AVK_BOOLEAN: ((uint8_t *)v->u.array.items)[i] = (uint8_t)tmp.u.boolean; break;
+                case AVK_BOOLEAN: ((uint8_t *)v->u.array.items)[i] = tmp.u.boolean; break;
                 case AVK_INT: ((int32_t *)v->u.array.items)[i] = tmp.u.i; break;
                 case AVK_LONG: ((int64_t *)v->u.array.items)[i] = tmp.u.l; break;
                 case AVK_FLOAT: ((float *)v->u.array.items)[i] = tmp.u.f; break;

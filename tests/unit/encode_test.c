@@ -288,8 +288,9 @@ static void test_enum_fixed(void **state)
     v.u.index = 3;
     check_fail(f.p, &v, AVK_ERR_INVALID_ARGUMENT, "E");
     check_fail_msg(f.p, &v, "E", "enum index 3 out of range (3 symbols)");
-    v.u.index = -1;
+    v.u.index = UINT32_MAX; /* indexes are unsigned: no negative index to get wrong */
     check_fail(f.p, &v, AVK_ERR_INVALID_ARGUMENT, "E");
+    check_fail_msg(f.p, &v, "E", "enum index 4294967295 out of range (3 symbols)");
     done(&f);
 
     f = fix_new("{\"type\":\"fixed\",\"name\":\"ns.F\",\"size\":4}", 0, 0);

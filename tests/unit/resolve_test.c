@@ -236,8 +236,8 @@ static void check_types_in(const avk_value *v, const type_set *s, const char *wh
             check_types_in(&v->u.map.values[i], s, what);
         break;
     case AVK_ENUM:
-        if (v->u.index < 0 || (size_t)v->u.index >= avk_type_symbol_count(v->type))
-            tfail("%s: enum index %d out of range", what, (int)v->u.index);
+        if (v->u.index >= avk_type_symbol_count(v->type))
+            tfail("%s: enum index %u out of range", what, (unsigned)v->u.index);
         break;
     default:
         break;

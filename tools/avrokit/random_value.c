@@ -493,7 +493,7 @@ static avk_status gen(const avk_type *t, avkcli_rng *r, avk_arena *arena, avk_va
     case AVK_NULL:
         return AVK_OK;
     case AVK_BOOLEAN:
-        out->u.boolean = (int)below(r, 2);
+        out->u.boolean = (uint8_t)below(r, 2);
         return AVK_OK;
     case AVK_INT:
         out->u.i = int_value(t, r);
@@ -535,7 +535,7 @@ static avk_status gen(const avk_type *t, avkcli_rng *r, avk_arena *arena, avk_va
     }
     case AVK_ENUM: {
         size_t n = avk_type_symbol_count(t);
-        out->u.index = n ? (int32_t)below(r, n) : 0;
+        out->u.index = n ? (uint32_t)below(r, n) : 0;
         return AVK_OK;
     }
     case AVK_RECORD:
