@@ -88,12 +88,14 @@ typedef struct rcomp {
     avk_arena *arena;   /* the plan's rx_arena */
     pair_map wnodes;    /* writer type -> its plain node */
     pair_map memo;      /* (writer, reader) -> resolution node */
-    avki_rx *rx;        /* grown here with realloc (an arena cannot grow an
-                           allocation), copied into the arena at the end */
+    /* rx is grown here with realloc (an arena cannot grow an allocation)
+     * and copied into the plan's arena at the end. */
+    avki_rx *rx;        /* grown here, copied into the arena at the end */
     size_t rx_count, rx_cap;
     char rpath[PATH_CAP], wpath[PATH_CAP];
     size_t rlen, wlen;
-    size_t depth;       /* resolve() calls open: bounded by MAX_DEPTH */
+    /* resolve() calls open: bounded by MAX_DEPTH. */
+    size_t depth;
     /* The checks report problems and go on: COMPAT_STRICT every problem,
      * COMPAT_RESOLVABLE only those that stop the plan compiler. */
     int compat;
