@@ -198,6 +198,9 @@ static void item_free(avki_file_header *h, void *p, size_t n)
         h->alloc.free(h->alloc.ctx, p, n + 1);
 }
 
+/* A key's or value's length: not negative, and within what is left of
+ * the budget (max_header_bytes less what earlier entries took), so no
+ * single length can ask for more than the whole header may hold. */
 static avk_status read_length(avk_reader *r, const char *what, uint64_t budget, uint64_t *out,
                               avk_error *err)
 {
@@ -393,6 +396,9 @@ static const uint8_t *header_key_at(const void *ctx, size_t i, size_t *len)
     return (const uint8_t *)h->meta[i].key;
 }
 
+/* The key set finds a repeated key in linear time; checked pairwise, the
+ * default limit of 65,536 entries would be 2 billion comparisons. Its
+ * indexes are 32-bit, hence the cap on max_entries. */
 static avk_status read_map(avki_file_header *h, avk_reader *r, uint64_t max_bytes,
                            uint64_t max_entries, avk_error *err)
 {
@@ -485,6 +491,8 @@ void avki_file_header_destroy(avki_file_header *h)
     memset(h, 0, sizeof *h);
 }
 
+/* A linear search: it runs for the two keys the reader needs and for
+ * callers' lookups, never per record. */
 const avki_file_meta *avki_file_header_find(const avki_file_header *h, const char *key)
 {
     size_t klen = strlen(key);

@@ -385,6 +385,9 @@ avk_status avk_file_reader_open_fd(int fd, const avk_file_reader_options *opts,
     return open_finish(fr, opts, out, err);
 }
 
+/* "-" is standard input, which the reader reads but never closes. A path
+ * the reader opened is closed by free, or at once when mapped (a mapping
+ * outlives its descriptor). */
 avk_status avk_file_reader_open_path(const char *path, const avk_file_reader_options *opts,
                                      avk_file_reader **out, avk_error *err)
 {
@@ -991,6 +994,9 @@ static avk_status next_block_with_records(avk_file_reader *fr, int *end, avk_err
  * in the block's data); a record that really is that large decodes, or
  * meets a limit again, and stays a limit. Depth, memory and zero-byte item
  * limits are kept: those are never the data lying about its size. */
+/* The relaxed plan is made once, on the first limit, and kept: a file
+ * whose records meet a limit often meets it again. If it cannot be made,
+ * the limit is reported as it is. */
 static avk_status limit_or_damage(avk_file_reader *fr, const uint8_t *start, avk_arena *arena,
                                   avk_error *e)
 {

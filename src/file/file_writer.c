@@ -134,7 +134,10 @@ static avk_status emit_block(void *ctx, uint64_t count, const uint8_t *data, siz
                              avk_error *err);
 
 /* Makes the writer around a schema given as JSON text (so the writer owns
- * its copy); the destination is attached by the caller. */
+ * its copy); the destination is attached by the caller. The caller's
+ * schema may be freed once open returns, and append reads the schema from
+ * the file's header text: both come here as text and are parsed into a
+ * schema the writer owns, with its plan compiled once for every record. */
 static avk_status writer_new(const char *schema_json, size_t schema_len,
                              const avk_file_writer_options *opts, avk_file_writer **out,
                              avk_error *err)
@@ -223,6 +226,9 @@ static avk_status start_new(avk_file_writer *fw, const avk_file_writer_options *
 
 typedef enum { DEST_FD, DEST_SINK } dest_kind;
 
+/* A new file: the schema goes through its full JSON form (writer_new),
+ * then the destination writer, then the header. On any failure an fd the
+ * writer was to own is closed, so open_path leaks nothing. */
 static avk_status open_new(dest_kind kind, int fd, avk_sink_fn sink, void *ctx,
                            const avk_schema *schema, const avk_file_writer_options *opts,
                            int own_fd, avk_file_writer **out, avk_error *err)
@@ -389,6 +395,8 @@ const avk_schema *avk_file_writer_schema(const avk_file_writer *fw) { return fw-
 const avk_plan *avk_file_writer_plan(const avk_file_writer *fw) { return fw->plan; }
 const uint8_t *avk_file_writer_sync(const avk_file_writer *fw) { return fw->sync; }
 
+/* bytes_data counts the records of the pending block too, so the figure
+ * grows with every append, not block by block. */
 void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats *out)
 {
     size_t pending;
@@ -426,6 +434,11 @@ static avk_status emit_block(void *ctx, uint64_t count, const uint8_t *data, siz
     return AVK_OK;
 }
 
+/* The pending block out: to the pool (which owns it from then on), or
+ * compressed and written now. Without threads a compression failure
+ * leaves the records in blk and the writer not broken (nothing was
+ * written, and the next cut tries again); a write failure breaks it
+ * (write_framed). */
 static avk_status write_block(avk_file_writer *fw, avk_error *err)
 {
     size_t len;
@@ -595,6 +608,9 @@ avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err)
     return st;
 }
 
+/* Flushes, then closes an fd the writer opened: close(2) can report a
+ * write error the kernel deferred (NFS, quotas), so its result counts. The
+ * writer is freed whatever happened. */
 avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err)
 {
     avk_status st;
@@ -611,6 +627,8 @@ avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err)
     return st;
 }
 
+/* Frees without writing what is pending. The pool goes first: its workers
+ * may still be using blocks, codec state and the locked allocator. */
 void avk_file_writer_free(avk_file_writer *fw)
 {
     avk_allocator a;
