@@ -50,9 +50,8 @@ env -u LD_LIBRARY_PATH "${emulator[@]}" "$prefix/consumer_pc"
 # configure (trailing or doubled slashes, ./, absolute dirs in and out of
 # the prefix, the prefix /): expected prefix, libdir, includedir.
 while read -r p l i want; do
-  cmake -DAVK_PC_TEMPLATE="$src/cmake/avrokit.pc.in" -DAVK_PC_OUTPUT="$prefix/pc-case/avrokit.pc" \
-    -DAVK_PC_PREFIX="$p" -DAVK_PC_LIBDIR="$l" -DAVK_PC_INCLUDEDIR="$i" -DAVK_PC_VERSION=1 \
-    -P "$src/cmake/avrokit_pc.cmake"
+  cmake -DAVK_PC_TEMPLATE="$build/avrokit.pc.in" -DAVK_PC_OUTPUT="$prefix/pc-case/avrokit.pc" \
+    -DAVK_PC_PREFIX="$p" -DAVK_PC_LIBDIR="$l" -DAVK_PC_INCLUDEDIR="$i" -P "$src/cmake/avrokit_pc.cmake"
   got="$(pc "$prefix/pc-case" --variable=prefix avrokit),$(pc "$prefix/pc-case" --variable=libdir avrokit),$(pc "$prefix/pc-case" --variable=includedir avrokit)"
   [ "$got" = "$want" ] || fail "avrokit.pc for prefix $p, libdir $l, includedir $i: got $got, want $want"
 done <<'CASES'
