@@ -264,9 +264,6 @@ static avk_status check_key(const avki_file_header *h, avki_key_set *keys, size_
     return AVK_OK;
 }
 
-/* One key and its value. Each length is charged to the budget before its
- * bytes are read, so a length that lies meets LIMIT before any storage is
- * taken for it. */
 static avk_status add_entry(avki_file_header *h, avk_reader *r, avki_key_set *keys,
                             uint64_t *budget, avk_error *err)
 {
@@ -285,6 +282,8 @@ static avk_status add_entry(avki_file_header *h, avk_reader *r, avki_key_set *ke
     }
     m = &h->meta[h->meta_count];
     memset(m, 0, sizeof *m);
+    /* Each length is charged to the budget before its bytes are read, so a
+     * length that lies meets LIMIT before any storage is taken for it. */
     AVK_TRY(read_length(r, "metadata key", *budget, &klen, err));
     *budget -= klen;
     AVK_TRY(read_item(h, r, klen, (uint8_t **)&m->key, "metadata key", err));
@@ -396,9 +395,6 @@ static const uint8_t *header_key_at(const void *ctx, size_t i, size_t *len)
     return (const uint8_t *)h->meta[i].key;
 }
 
-/* The key set finds a repeated key in linear time; checked pairwise, the
- * default limit of 65,536 entries would be 2 billion comparisons. Its
- * indexes are 32-bit, hence the cap on max_entries. */
 static avk_status read_map(avki_file_header *h, avk_reader *r, uint64_t max_bytes,
                            uint64_t max_entries, avk_error *err)
 {

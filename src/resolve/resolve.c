@@ -34,7 +34,8 @@
  * Where writer and reader agree the node is an ordinary one (op = kind), so
  * decode.c's fast paths (positions in registers, 1-byte enums and union
  * indexes) run resolved values unchanged. What differs gets its own op
- * (plan_internal.h) and, where a table is needed, an entry in plan->rx:
+ * (the resolution ops of the plan format) and, where a table is needed,
+ * an entry in plan->rx:
  *   promotion  INT_LONG ... FLOAT_DOUBLE: a leaf reading the writer's wire
  *              form and storing the reader's kind. string <-> bytes needs no
  *              op of its own: same wire form, so the reader's plain op.
@@ -88,8 +89,6 @@ typedef struct rcomp {
     avk_arena *arena;   /* the plan's rx_arena */
     pair_map wnodes;    /* writer type -> its plain node */
     pair_map memo;      /* (writer, reader) -> resolution node */
-    /* rx is grown here with realloc (an arena cannot grow an allocation)
-     * and copied into the plan's arena at the end. */
     avki_rx *rx;        /* grown here, copied into the arena at the end */
     size_t rx_count, rx_cap;
     char rpath[PATH_CAP], wpath[PATH_CAP];
@@ -325,7 +324,9 @@ static void set_step(rcomp *c, size_t at, uint32_t child, const avk_type *type)
     s->type = type;
 }
 
-/* A fresh rx entry for node; its index goes into node.extra. */
+/* A fresh rx entry for node; its index goes into node.extra. c->rx grows
+ * with realloc while the walk runs (an arena cannot grow an allocation);
+ * build() copies it into the plan's arena once it is complete. */
 static avk_status new_rx(rcomp *c, uint32_t node, const avk_type *writer)
 {
     if (c->rx_count == c->rx_cap) {
