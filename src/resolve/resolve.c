@@ -1,13 +1,4 @@
 /* Resolution compiler: a writer and a reader schema into a resolving plan (the writer's plain plan plus resolution nodes), and the strict compatibility check over the same walk. */
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "avrokit/resolve.h"
-#include "binary/plan_internal.h"
-#include "common/alloc_internal.h"
-#include "common/error.h"
-#include "avro_json/avro_json_internal.h"
 
 /*
  * The bytes are always the writer's; the values handed out are always the
@@ -58,6 +49,16 @@
  * The two compatibility checks run the same walk: problem() then reports
  * and goes on, and the plan is thrown away.
  */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "avrokit/resolve.h"
+#include "binary/plan_internal.h"
+#include "common/alloc_internal.h"
+#include "common/error.h"
+#include "avro_json/avro_json_internal.h"
 
 /* The reader's and the writer's path as text, grown and cut back as the
  * walk goes (User.fields[2].branch[1]); a longer path is cut, which only
