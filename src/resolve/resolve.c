@@ -60,9 +60,6 @@
 #include "common/error.h"
 #include "avro_json/avro_json_internal.h"
 
-/* The reader's and the writer's path as text, grown and cut back as the
- * walk goes (User.fields[2].branch[1]); a longer path is cut, which only
- * shortens messages. */
 #define PATH_CAP 512
 /* Resolution recurses once per level of both schemas; the parser already
  * bounds nesting, this is a second fence. */
@@ -94,7 +91,6 @@ typedef struct rcomp {
     size_t rx_count, rx_cap;
     char rpath[PATH_CAP], wpath[PATH_CAP];
     size_t rlen, wlen;
-    /* resolve() calls open: bounded by MAX_DEPTH. */
     size_t depth;
     /* The checks report problems and go on: COMPAT_STRICT every problem,
      * COMPAT_RESOLVABLE only those that stop the plan compiler. */
@@ -376,9 +372,7 @@ static const char *arena_text(rcomp *c, const char *fmt, ...)
     return out;
 }
 
-/* The writer type's plain node: its min_size, and what a skip runs.
- * build() registers every node of the writer's plan before the walk, and
- * the walk only reaches writer types of that plan, so the lookup finds it. */
+/* The writer type's plain node: its min_size, and what a skip runs. */
 static uint32_t wnode(const rcomp *c, const avk_type *w)
 {
     uint32_t n = 0;
