@@ -121,6 +121,9 @@ static void compress_slot(avki_compress_pool *p, slot *s)
         atomic_store_explicit(&p->failed, 1, memory_order_relaxed);
 }
 
+/* Workers always take the oldest queued slot, so blocks finish about in
+ * submission order and the caller, which emits in that order, seldom
+ * waits on one while later ones are done. */
 static void *worker_main(void *arg)
 {
     avki_compress_pool *p = (avki_compress_pool *)arg;

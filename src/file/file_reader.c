@@ -1158,6 +1158,10 @@ avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block
     }
 }
 
+/* Reads nothing of the reader but its codec and limit, and writes only to
+ * out: callers may decompress blocks that next_block handed out on many
+ * threads at once, each with its own buffer. No codec state is kept, since
+ * none could be shared between those threads. */
 avk_status avk_file_block_decompress(const avk_file_reader *fr, const avk_file_block *block,
                                      avk_buffer *out, avk_error *err)
 {
@@ -1225,6 +1229,10 @@ avk_status avk_file_reader_seek_sync(avk_file_reader *fr, uint64_t offset, avk_e
     return scan_sync(fr, offset, err);
 }
 
+/* For offsets the caller kept from avk_file_reader_block_offset: only the
+ * bounds are checked. An offset that is not a block's start reads as a
+ * damaged block, with the errors (or, in skip mode, the resync) any damage
+ * gets. */
 avk_status avk_file_reader_seek_block(avk_file_reader *fr, uint64_t offset, avk_error *err)
 {
     AVK_TRY(seek_check(fr, "avk_file_reader_seek_block", err));
