@@ -9,6 +9,12 @@
 #define AVK_X86 1
 #endif
 
+/* PDEP and PEXT exist on every BMI2 CPU but are microcoded on AMD before
+ * Zen 3 (families 0x15-0x17: tens to hundreds of cycles, depending on the
+ * mask), where the bmi2 kernel would be slower than scalar code. Hygon
+ * (Zen 1 derived) and unknown vendors are refused too: a wrong "no" costs
+ * a little speed, a wrong "yes" costs a lot. Pure, so tests cover every
+ * vendor and family. */
 int avki_cpu_pdep_is_fast(int is_intel, int is_amd, unsigned family)
 {
     if (is_intel)
@@ -26,6 +32,11 @@ static unsigned long long read_xcr0(void)
     return ((unsigned long long)edx << 32) | eax;
 }
 
+/* A feature counts only when the CPU has it and the OS saves its
+ * registers: CPUID says what the hardware can do, XCR0 (read by XGETBV,
+ * allowed once OSXSAVE is set) what the kernel preserves across context
+ * switches. AVX code on a system that does not save the YMM upper halves
+ * would see them clobbered by other threads. */
 static void probe(avki_cpu *c)
 {
     unsigned a = 0, b = 0, cx = 0, d = 0, max_leaf = 0, max_ext = 0;
@@ -43,6 +54,9 @@ static void probe(avki_cpu *c)
     c->is_amd = strcmp(vendor, "AuthenticAMD") == 0;
     c->is_hygon = strcmp(vendor, "HygonGenuine") == 0;
 
+    /* Family and model as the vendors define them: the extended family is
+     * added only when the base family is 0xf, the extended model used for
+     * families 6 and 0xf and above (AMD Zen 3 is family 0xf + 0xa = 0x19). */
     __get_cpuid(1, &a, &b, &cx, &d);
     c->family = (a >> 8) & 0xf;
     c->model = (a >> 4) & 0xf;
@@ -91,6 +105,7 @@ static void probe(avki_cpu *c)
 }
 #endif
 
+/* Probed once per process; the features do not change while it runs. */
 static avki_cpu cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 

@@ -9,7 +9,10 @@
 #include "codec/codec_state.h"
 #include "common/error.h"
 
-/* ---- allocator behind a mutex ---------------------------------------------------------- */
+/* ---- allocator behind a mutex ----------------------------------------------------------
+ * Workers allocate (codec state, output buffers) while the caller's thread
+ * allocates block buffers; one mutex around the caller's allocator is
+ * cheap next to a block's compression and asks nothing of the caller. */
 
 static void *lk_alloc(void *ctx, size_t size)
 {
@@ -118,6 +121,9 @@ static void compress_slot(avki_compress_pool *p, slot *s)
         atomic_store_explicit(&p->failed, 1, memory_order_relaxed);
 }
 
+/* Workers always take the oldest queued slot, so blocks finish about in
+ * submission order and the caller, which emits in that order, seldom
+ * waits on one while later ones are done. */
 static void *worker_main(void *arg)
 {
     avki_compress_pool *p = (avki_compress_pool *)arg;
@@ -287,6 +293,10 @@ static avk_status retire(avki_compress_pool *p, int drain, avk_error *err)
     }
 }
 
+/* The block is handed over by swapping writers with a free slot: the
+ * caller goes on filling the slot's old (empty) buffer while a worker
+ * compresses the block's. Slot buffers are made on first use, so a pool
+ * of many threads that writes few blocks allocates few. */
 avk_status avki_compress_pool_submit(avki_compress_pool *p, avk_writer *blk, uint64_t count,
                                      avk_error *err)
 {

@@ -11,6 +11,19 @@
 #include "file/file_internal.h"
 #include "file/file_key_set.h"
 
+/*
+ * A header is the magic "Obj\x01", the metadata as an Avro map of bytes
+ * (blocks of a count and that many key/value pairs, each a long length and
+ * its bytes, ended by a count of 0), then the 16-byte sync marker every
+ * block ends with. Everything is bounded before it is allocated: the
+ * map's bytes by max_header_bytes (budget, which each length is charged
+ * against before it is read), its entries by max_meta_entries, and each
+ * length by what remains of a memory input. Keys are checked as they
+ * arrive (check_key), so a repeated or unreadable key is refused at its
+ * own offset. avro.schema and avro.codec are looked up once the map is
+ * whole.
+ */
+
 /* Bytes are read into storage that grows as they arrive, so a length that
  * lies costs at most this much before the input runs out. */
 #define FIRST_PIECE ((size_t)64 << 10)
@@ -186,6 +199,9 @@ static void item_free(avki_file_header *h, void *p, size_t n)
         h->alloc.free(h->alloc.ctx, p, n + 1);
 }
 
+/* A key's or value's length: not negative, and within what is left of
+ * the budget (max_header_bytes less what earlier entries took), so no
+ * single length can ask for more than the whole header may hold. */
 static avk_status read_length(avk_reader *r, const char *what, uint64_t budget, uint64_t *out,
                               avk_error *err)
 {
@@ -267,6 +283,8 @@ static avk_status add_entry(avki_file_header *h, avk_reader *r, avki_key_set *ke
     }
     m = &h->meta[h->meta_count];
     memset(m, 0, sizeof *m);
+    /* Each length is charged to the budget before its bytes are read, so a
+     * length that lies meets LIMIT before any storage is taken for it. */
     AVK_TRY(read_length(r, "metadata key", *budget, &klen, err));
     *budget -= klen;
     AVK_TRY(read_item(h, r, klen, (uint8_t **)&m->key, "metadata key", err));
@@ -391,6 +409,12 @@ static avk_status read_map(avki_file_header *h, avk_reader *r, uint64_t max_byte
     return st;
 }
 
+/* The two entries the format defines. A missing avro.codec means null
+ * (the specification's default); lenient names (lzma, zstd) are accepted
+ * and marked nonstandard (avk_file_reader_codec says so; getmeta shows
+ * it), since other readers may refuse such a file. A schema that does not
+ * parse is a SCHEMA error, even when its JSON is broken: the file's bytes
+ * are fine, its schema is not. */
 static avk_status take_schema_and_codec(avki_file_header *h, avk_error *err)
 {
     const avki_file_meta *s = avki_file_header_find(h, "avro.schema");
@@ -467,6 +491,8 @@ void avki_file_header_destroy(avki_file_header *h)
     memset(h, 0, sizeof *h);
 }
 
+/* A linear search: it runs for the two keys the reader needs and for
+ * callers' lookups, never per record. */
 const avki_file_meta *avki_file_header_find(const avki_file_header *h, const char *key)
 {
     size_t klen = strlen(key);
@@ -553,6 +579,10 @@ static avk_status write_bytes(avk_writer *w, const void *p, size_t n, avk_error 
     return n ? avk_writer_write_raw(w, p, n, err) : AVK_OK;
 }
 
+/* The map is written as one block of 2 + meta_count entries with no byte
+ * size (a positive count), the form every reader takes. The schema is the
+ * parsed schema written out in full, not the caller's text: the header
+ * then holds exactly what this writer encodes against. */
 avk_status avki_file_header_write(avk_writer *w, const avk_schema *schema, avk_codec codec,
                                   const avk_file_meta *meta, size_t meta_count,
                                   const uint8_t sync[AVK_FILE_SYNC_SIZE], avk_error *err)

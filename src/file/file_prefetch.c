@@ -6,7 +6,14 @@
 
 #include "file/file_prefetch.h"
 
-/* What a slot is doing; changed under the ring's mutex. */
+/* What a slot is doing; changed under the ring's mutex.
+ *   FREE    the reader's thread may fill it (slot_to_fill);
+ *   QUEUED  read, waiting for a worker (or for take, which then does it);
+ *   BUSY    a worker is decompressing it, outside the mutex: nobody else
+ *           touches the slot until it is READY;
+ *   READY   decompressed (or never to be): the reader's thread owns it.
+ * The slot the caller took last stays READY and held until the next
+ * take, release or reset, since its data is the current block's. */
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_BUSY, SLOT_READY };
 
 struct avki_prefetch {
@@ -229,6 +236,8 @@ void avki_prefetch_release(avki_prefetch *pf)
     pthread_mutex_unlock(&pf->mu);
 }
 
+/* Always the oldest queued block (head): blocks come out in file order,
+ * whichever worker finished first. */
 avki_block_slot *avki_prefetch_take(avki_prefetch *pf, int decompress)
 {
     unsigned k;

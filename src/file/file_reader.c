@@ -18,6 +18,47 @@
 #include "file/file_internal.h"
 #include "file/file_prefetch.h"
 
+/*
+ * After the header, a container file is blocks until the end of the input:
+ *
+ *   count (long)  size (long)  data (size bytes, as the codec left them)  sync (16 bytes)
+ *
+ * Reading goes a block at a time: take_block reads the next block's count,
+ * size, data and marker into a slot (read_block), open_block decompresses
+ * it and points the memory reader blk at its records, and next_record
+ * decodes records from blk until the count runs out. Records are always
+ * decoded from memory, whatever the input, so the decoder's fast paths
+ * (positions in registers, no refills) apply inside blocks, and a block's
+ * bytes bound everything its records claim.
+ *
+ * State between calls:
+ *   remaining   records of the current block not yet returned (0: the next
+ *               call takes a block);
+ *   pending     an error found after the current block's records (bytes
+ *               left over, a cut sync marker), reported once they are out,
+ *               so callers get every good record first;
+ *   sticky      a final error, returned by every later call, so a caller
+ *               that loops on next cannot step past a failure by accident;
+ *   next_index  the index of the next block: errors name blocks by index
+ *               and byte offset.
+ *
+ * Damage (after_failure): without AVK_FILE_SKIP_BAD_BLOCKS the first error
+ * is final. With it, damage (TRUNCATED, MALFORMED, SYNC, CODEC, CHECKSUM)
+ * goes to on_skip and reading goes on; a limit is returned to the caller
+ * after moving past the block, since the block may be valid data that a
+ * larger limit reads. Where reading goes on depends on what can be trusted:
+ * after a block whose own marker matched, right after that marker; when
+ * the count, size or marker itself was bad, at the next marker found after
+ * the block's first byte (rescan), so a block that only lied about its
+ * size costs only itself.
+ */
+
+/* Limits a caller's options may change. The header holds the schema and
+ * metadata, a few KiB in practice: 64 MiB bounds what a hostile header can
+ * make the reader allocate. Blocks: 1 GiB, far above what writers cut (this
+ * one cuts at 64 KiB by default) and low enough that a lying size cannot
+ * take a 64-bit machine's memory. The stream buffer is larger than a plain
+ * reader's: a block's data is read through it. */
 #define DEFAULT_HEADER_BYTES ((uint64_t)64 << 20)
 #define DEFAULT_BLOCK_BYTES ((uint64_t)1 << 30)
 #define DEFAULT_BUFFER ((size_t)256 << 10)
@@ -160,6 +201,8 @@ static avk_status options_check(const avk_file_reader_options *opts, avk_error *
     return AVK_OK;
 }
 
+/* The reader with the caller's options applied, fields an older caller's
+ * shorter options struct lacks left at their defaults. */
 static avk_status reader_alloc(const avk_file_reader_options *opts, avk_file_reader **out,
                                avk_error *err)
 {
@@ -342,6 +385,9 @@ avk_status avk_file_reader_open_fd(int fd, const avk_file_reader_options *opts,
     return open_finish(fr, opts, out, err);
 }
 
+/* "-" is standard input, which the reader reads but never closes. A path
+ * the reader opened is closed by free, or at once when mapped (a mapping
+ * outlives its descriptor). */
 avk_status avk_file_reader_open_path(const char *path, const avk_file_reader_options *opts,
                                      avk_file_reader **out, avk_error *err)
 {
@@ -523,6 +569,9 @@ static avk_status read_block(avk_file_reader *fr, avki_block_slot *s, uint64_t i
         s->end = 1;
         return AVK_OK;
     }
+    /* Count and size are checked before anything is allocated or read for
+     * the data: not negative, within max_block_bytes, and within what
+     * remains of the input when that is known (memory, regular files). */
     AVK_TRY(read_varint(fr, s, &count, "record count", err));
     if (count < 0)
         return slot_error(s, err, AVK_ERR_MALFORMED, "negative record count %lld",
@@ -537,6 +586,8 @@ static avk_status read_block(avk_file_reader *fr, avki_block_slot *s, uint64_t i
                           (long long)size, (unsigned long long)fr->max_block_bytes);
     s->blk.count = count;
     s->blk.size = (size_t)size;
+    /* Memory input (the caller's bytes or a mapping): the block's data is
+     * viewed in place, no copy. */
     if (!fr->streaming) {
         size_t left = (size_t)(fr->in.end - fr->in.pos);
         if ((uint64_t)size > left)
@@ -606,7 +657,12 @@ static int prefetch_ready(avk_file_reader *fr)
     return 1;
 }
 
-/* Reads blocks ahead into the free slots and queues them for the workers. */
+/* Reads blocks ahead into the free slots and queues them for the workers.
+ * With nothing queued (at the start, after a seek, or once the queue ran
+ * dry) read-ahead starts again at the next block to read. It stops after
+ * a block that failed to read, was cut, or ended the input (ra_stop):
+ * reading further would move the input past where reading block by block
+ * stops, and skipping damage must start from there. */
 static void read_ahead(avk_file_reader *fr)
 {
     avki_block_slot *s;
@@ -632,6 +688,10 @@ static avk_status take_block(avk_file_reader *fr, int records, int *end, avk_err
 {
     avki_block_slot *s = NULL;
     *end = 0;
+    /* Blocks already read ahead are always used first, in order; more are
+     * read ahead only for records (next_block hands blocks out as stored,
+     * so decompressing them ahead would be wasted). Otherwise the block is
+     * read now into the one slot of its own. */
     if (fr->pf && (avki_prefetch_queued(fr->pf) > 0 || records)) {
         avki_prefetch_release(fr->pf); /* the last block's slot may be refilled */
         if (records)
@@ -668,7 +728,10 @@ static avk_status take_block(avk_file_reader *fr, int records, int *end, avk_err
 
 /* Whether fr->cur's count can be right for len bytes of decompressed data:
  * at least min_record bytes a record; records of zero bytes each are
- * limited by max_empty_items instead. */
+ * limited by max_empty_items instead. Checked before the first record, so
+ * a block whose count lies is refused whole rather than after some of its
+ * records were handed out as good; and records of zero bytes, which the
+ * data cannot bound, cannot be claimed by the billion. */
 static avk_status count_fits(const avk_file_reader *fr, size_t len, avk_error *err)
 {
     uint64_t count = (uint64_t)fr->cur.count;
@@ -690,6 +753,9 @@ static avk_status count_fits(const avk_file_reader *fr, size_t len, avk_error *e
 /* Decompresses fr->cur (unless a worker did) and points fr->blk at its records. */
 static avk_status open_block(avk_file_reader *fr, avk_error *err)
 {
+    /* The codec is bounded by max_block_data (so a bomb stops at the
+     * limit); null-codec data is checked against the same limit, so the
+     * limit means the same whatever the codec. */
     const uint8_t *data = fr->cur.data;
     size_t len = fr->cur.size;
     if (fr->hdr.codec != AVK_CODEC_NULL) {
@@ -749,6 +815,9 @@ static avk_status count_plausible(const avk_file_reader *fr, avk_error *err)
 
 /* ---- damage -------------------------------------------------------------- */
 
+/* What a damaged block can cause. Everything else (LIMIT, NO_MEMORY, IO,
+ * a RESOLUTION failure of a record) is not the block's fault, and skipping
+ * blocks would hide it. */
 static int is_damage(avk_status st)
 {
     switch (st) {
@@ -764,7 +833,12 @@ static int is_damage(avk_status st)
 }
 
 /* Finds the next sync marker at or after from (memory input), or in the
- * stream from where it stands. Leaves the input just past it, or at the end. */
+ * stream from where it stands. Leaves the input just past it, or at the end.
+ * A stream is searched a buffer at a time; the last 15 bytes of each stay
+ * for the next round, so a marker cut by the buffer's end is still found.
+ * Data can hold the marker's bytes by chance (1 in 2^128 per position for
+ * a random marker): the block found then fails its own checks and the
+ * search goes on from there. */
 static avk_status scan_sync(avk_file_reader *fr, uint64_t from, avk_error *err)
 {
     if (!fr->streaming) {
@@ -876,7 +950,11 @@ static avk_status after_failure(avk_file_reader *fr, avk_status st, const avk_er
     return fail(fr, st, e, err);
 }
 
-/* Makes a block with records ready (fr->remaining > 0), or sets *end. */
+/* Makes a block with records ready (fr->remaining > 0), or sets *end.
+ * stage_read tells after_failure what went wrong: a block that could not
+ * be read (bad count, size or marker) is rescanned for the next marker; a
+ * block whose codec or count check failed after its marker matched is left
+ * from just past that marker. */
 static avk_status next_block_with_records(avk_file_reader *fr, int *end, avk_error *err)
 {
     avk_error e;
@@ -916,6 +994,9 @@ static avk_status next_block_with_records(avk_file_reader *fr, int *end, avk_err
  * in the block's data); a record that really is that large decodes, or
  * meets a limit again, and stays a limit. Depth, memory and zero-byte item
  * limits are kept: those are never the data lying about its size. */
+/* The relaxed plan is made once, on the first limit, and kept: a file
+ * whose records meet a limit often meets it again. If it cannot be made,
+ * the limit is reported as it is. */
 static avk_status limit_or_damage(avk_file_reader *fr, const uint8_t *start, avk_arena *arena,
                                   avk_error *e)
 {
@@ -948,6 +1029,10 @@ static avk_status limit_or_damage(avk_file_reader *fr, const uint8_t *start, avk
     return st;
 }
 
+/* One record (out != NULL) or one record skipped (out == NULL: the
+ * writer's plain plan, so nothing is decoded into values). start is kept
+ * so that a record that meets a size limit can be read again from its
+ * first byte (limit_or_damage). */
 static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *out, int *more,
                               avk_error *err)
 {
@@ -984,6 +1069,7 @@ static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *
             *more = 1;
             return AVK_OK;
         }
+        /* Not about the data: skipping blocks would not help. */
         if (st == AVK_ERR_NO_MEMORY || st == AVK_ERR_IO)
             return fail(fr, st, &e, err);
         if (st == AVK_ERR_LIMIT)
@@ -1018,6 +1104,10 @@ avk_status avk_file_reader_skip(avk_file_reader *fr, int *more, avk_error *err)
     return next_record(fr, NULL, NULL, more, err);
 }
 
+/* Blocks handed out as stored, for copying them whole (concat, recodec) or
+ * decoding them elsewhere. Their records are not decoded here, so the
+ * count is checked against what decoding would accept (count_plausible):
+ * a block this call hands out is one next would not refuse for its count. */
 avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block, int *more,
                                       avk_error *err)
 {
@@ -1068,6 +1158,10 @@ avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block
     }
 }
 
+/* Reads nothing of the reader but its codec and limit, and writes only to
+ * out: callers may decompress blocks that next_block handed out on many
+ * threads at once, each with its own buffer. No codec state is kept, since
+ * none could be shared between those threads. */
 avk_status avk_file_block_decompress(const avk_file_reader *fr, const avk_file_block *block,
                                      avk_buffer *out, avk_error *err)
 {
@@ -1135,6 +1229,10 @@ avk_status avk_file_reader_seek_sync(avk_file_reader *fr, uint64_t offset, avk_e
     return scan_sync(fr, offset, err);
 }
 
+/* For offsets the caller kept from avk_file_reader_block_offset: only the
+ * bounds are checked. An offset that is not a block's start reads as a
+ * damaged block, with the errors (or, in skip mode, the resync) any damage
+ * gets. */
 avk_status avk_file_reader_seek_block(avk_file_reader *fr, uint64_t offset, avk_error *err)
 {
     AVK_TRY(seek_check(fr, "avk_file_reader_seek_block", err));

@@ -17,6 +17,26 @@
 #include "file/file_internal.h"
 #include "io/writer_internal.h"
 
+/*
+ * Records are encoded straight into blk, a memory writer holding the block
+ * being filled: record_begin hands blk out and remembers where the record
+ * starts (mark), record_end keeps the record or rolls blk back to mark, so
+ * a record that failed to encode leaves nothing behind. A block is cut
+ * once a record takes it to block_bytes or block_records: blocks hold
+ * whole records, so one may end past block_bytes. write_block compresses
+ * blk into comp and write_framed sends count, size, data and the sync
+ * marker to out; data of a buffer's size or more goes to the sink without
+ * a copy through out's buffer (avki_writer_write_direct).
+ * With threads the pool takes blk's buffer instead (a swap, no copy) and
+ * hands blocks back in order through emit_block.
+ * A failed write to the destination leaves the file cut at an unknown
+ * place: broken is set, and every later call reports it rather than
+ * append blocks after a gap.
+ */
+
+/* 64 KiB blocks: big enough for the codecs to find repeats and to keep the
+ * framing (two varints and 16 bytes a block) negligible, small enough that
+ * a reader holds one in cache and a damaged block loses little. */
 #define DEFAULT_BLOCK_BYTES ((size_t)64 << 10)
 
 struct avk_file_writer {
@@ -116,7 +136,10 @@ static avk_status emit_block(void *ctx, uint64_t count, const uint8_t *data, siz
                              avk_error *err);
 
 /* Makes the writer around a schema given as JSON text (so the writer owns
- * its copy); the destination is attached by the caller. */
+ * its copy); the destination is attached by the caller. The caller's
+ * schema may be freed once open returns, and append reads the schema from
+ * the file's header text: both come here as text and are parsed into a
+ * schema the writer owns, with its plan compiled once for every record. */
 static avk_status writer_new(const char *schema_json, size_t schema_len,
                              const avk_file_writer_options *opts, avk_file_writer **out,
                              avk_error *err)
@@ -171,6 +194,9 @@ static avk_status writer_new(const char *schema_json, size_t schema_len,
     if (st == AVK_OK) {
         memset(&wo, 0, sizeof wo);
         wo.struct_size = sizeof wo;
+        /* The block buffer starts at a block and a margin for the record
+         * that crosses block_bytes, so usual records never grow it; a
+         * larger record still does (a memory writer grows). */
         wo.buffer_size = fw->block_bytes + fw->block_bytes / 8 + 64;
         wo.allocator = &fw->alloc;
         st = avk_writer_init_memory(&fw->blk, &wo, err);
@@ -202,6 +228,9 @@ static avk_status start_new(avk_file_writer *fw, const avk_file_writer_options *
 
 typedef enum { DEST_FD, DEST_SINK } dest_kind;
 
+/* A new file: the schema goes through its full JSON form (writer_new),
+ * then the destination writer, then the header. On any failure an fd the
+ * writer was to own is closed, so open_path leaks nothing. */
 static avk_status open_new(dest_kind kind, int fd, avk_sink_fn sink, void *ctx,
                            const avk_schema *schema, const avk_file_writer_options *opts,
                            int own_fd, avk_file_writer **out, avk_error *err)
@@ -334,6 +363,9 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
     text = avk_file_reader_meta(fr, "avro.schema", &text_len);
     st = writer_new((const char *)text, text_len, &wo, &fw, err);
     if (st == AVK_OK) {
+        /* Appended blocks must carry the file's own marker: readers compare
+         * every block's marker with the header's. The codec is the file's
+         * too, and the schema its header's text. */
         memcpy(fw->sync, avk_file_reader_sync(fr), AVK_FILE_SYNC_SIZE);
         st = level_check(fw, err);
     }
@@ -365,6 +397,8 @@ const avk_schema *avk_file_writer_schema(const avk_file_writer *fw) { return fw-
 const avk_plan *avk_file_writer_plan(const avk_file_writer *fw) { return fw->plan; }
 const uint8_t *avk_file_writer_sync(const avk_file_writer *fw) { return fw->sync; }
 
+/* bytes_data counts the records of the pending block too, so the figure
+ * grows with every append, not block by block. */
 void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats *out)
 {
     size_t pending;
@@ -374,7 +408,8 @@ void avk_file_writer_get_stats(const avk_file_writer *fw, avk_file_writer_stats 
     out->bytes_written = avk_writer_offset(&fw->out);
 }
 
-/* Count, size, data, sync. */
+/* Count, size, data, sync. Any failure leaves part of a block written, so
+ * the writer is broken from then on. */
 static avk_status write_framed(avk_file_writer *fw, int64_t count, const void *data, size_t size,
                                avk_error *err)
 {
@@ -401,6 +436,11 @@ static avk_status emit_block(void *ctx, uint64_t count, const uint8_t *data, siz
     return AVK_OK;
 }
 
+/* The pending block out: to the pool (which owns it from then on), or
+ * compressed and written now. Without threads a compression failure
+ * leaves the records in blk and the writer not broken (nothing was
+ * written, and the next cut tries again); a write failure breaks it
+ * (write_framed). */
 static avk_status write_block(avk_file_writer *fw, avk_error *err)
 {
     size_t len;
@@ -467,6 +507,8 @@ static __attribute__((noinline, cold)) avk_status pool_failed(avk_file_writer *f
     return fw->broken;
 }
 
+/* The mark is where blk's record starts: record_end(commit = 0) and every
+ * failure of record_end go back to it. */
 avk_writer *avk_file_writer_record_begin(avk_file_writer *fw)
 {
     size_t len;
@@ -491,6 +533,8 @@ avk_status avk_file_writer_record_end(avk_file_writer *fw, int commit, avk_error
         fw->blk.pos = fw->blk.buf + fw->mark;
         return pool_failed(fw, err);
     }
+    /* The size is tested after the record is in: a block is cut at the
+     * first record boundary at or past block_bytes. */
     fw->count++;
     fw->stats.records++;
     if (len >= fw->block_bytes || (fw->block_records && fw->count >= fw->block_records))
@@ -539,6 +583,9 @@ avk_status avk_file_writer_append_block(avk_file_writer *fw, int64_t count, cons
                               "avk_file_writer_append_block: %s",
                               count <= 0 ? "the record count must be positive"
                                          : "NULL argument");
+    /* The caller's block goes after every record appended before it, so
+     * the pending block (and every block in flight) is written first. The
+     * data is written as given: it must already be in the file's codec. */
     if (fw->broken != AVK_OK)
         return broken(fw, err);
     AVK_TRY(write_all(fw, err));
@@ -563,6 +610,9 @@ avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err)
     return st;
 }
 
+/* Flushes, then closes an fd the writer opened: close(2) can report a
+ * write error the kernel deferred (NFS, quotas), so its result counts. The
+ * writer is freed whatever happened. */
 avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err)
 {
     avk_status st;
@@ -579,6 +629,8 @@ avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err)
     return st;
 }
 
+/* Frees without writing what is pending. The pool goes first: its workers
+ * may still be using blocks, codec state and the locked allocator. */
 void avk_file_writer_free(avk_file_writer *fw)
 {
     avk_allocator a;

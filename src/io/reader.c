@@ -10,9 +10,38 @@
 #include "common/error.h"
 #include "varint/kernels.h"
 
+/*
+ * One struct serves memory and streams, so the inline reads of reader.h
+ * have a single fast path: decode at pos while end - pos covers the worst
+ * case of the read (10 bytes for a varint, n for raw bytes), with no bounds
+ * check per byte and no test of what kind of reader it is. Everything in
+ * this file is the slow side of those reads.
+ *
+ * A stream reader's buffer:
+ *
+ *   buf == base          pos                 end                buf + cap
+ *   |  consumed bytes    |   unread bytes    |    free space    |
+ *
+ * Offsets count from base: avk_reader_offset is base_offset + (pos - base),
+ * so errors carry absolute offsets while the fast path only moves pos. A
+ * memory reader is the same struct over the caller's bytes, with source
+ * NULL and at_eof set: every slow path then sees "no more input" and
+ * reports TRUNCATED where a stream would have refilled.
+ *
+ * A refill moves the unread bytes to the front (usually fewer than 10:
+ * what was left of a value the fast path could not take) and reads behind
+ * them. The buffer is not a ring, so a value is always contiguous in
+ * memory, which is what lets every read decode straight out of it.
+ */
+
+/* One read(2) per 64 KiB puts the cost of the call on thousands of values.
+ * At least 64: a varint (10 bytes) or a sync marker (16, which the file
+ * reader fills) must fit whole in the buffer. */
 #define DEFAULT_BUFFER (64 * 1024)
 #define MIN_BUFFER 64
 
+/* The kernel table is copied once, so bulk reads never ask the dispatcher,
+ * and the fd is -1, so avki_reader_seek_fd refuses a reader without one. */
 static void reader_zero(avk_reader *r)
 {
     memset(r, 0, sizeof *r);
@@ -22,6 +51,8 @@ static void reader_zero(avk_reader *r)
 
 void avk_reader_init_memory(avk_reader *r, const void *data, size_t len)
 {
+    /* NULL data still gets real pointers: pos and end arithmetic must be
+     * defined, and a zero-length memcpy may not be given NULL. */
     static const uint8_t empty[1];
     reader_zero(r);
     r->base = r->pos = data ? (const uint8_t *)data : empty;
@@ -29,6 +60,8 @@ void avk_reader_init_memory(avk_reader *r, const void *data, size_t len)
     r->at_eof = 1;
 }
 
+/* A read interrupted by a signal (EINTR) is retried: it is not an error of
+ * the input. A short read is fine, the reader asks again when it needs to. */
 static avk_status fd_source(void *ctx, void *buf, size_t cap, size_t *got, avk_error *err)
 {
     avk_reader *r = (avk_reader *)ctx;
@@ -43,6 +76,8 @@ static avk_status fd_source(void *ctx, void *buf, size_t cap, size_t *got, avk_e
     }
 }
 
+/* fread returns short both at the end and on an error: ferror tells them
+ * apart, and only nothing read with the error set is one. */
 static avk_status file_source(void *ctx, void *buf, size_t cap, size_t *got, avk_error *err)
 {
     avk_reader *r = (avk_reader *)ctx;
@@ -117,6 +152,9 @@ avk_status avki_reader_seek_fd(avk_reader *r, uint64_t origin, uint64_t offset, 
     if (lseek(r->fd, (off_t)offset, SEEK_SET) < 0)
         return avki_error_errno(err, errno, "cannot seek file descriptor %d to byte %llu", r->fd,
                                 (unsigned long long)offset);
+    /* Offsets stay counted from where the reader began (origin), as all of
+     * its others are: the buffer is dropped and offset - origin is where
+     * the next read stands. */
     r->base = r->pos = r->end = r->buf;
     r->base_offset = offset - origin;
     r->at_eof = 0;
@@ -138,7 +176,11 @@ void avk_reader_destroy(avk_reader *r)
 
 /* Moves the unread bytes to the front and reads until need bytes are
  * buffered or the source ends. AVK_OK even when it ends short: the caller
- * checks what arrived. need must not exceed the buffer. */
+ * checks what arrived. need must not exceed the buffer.
+ * Each call offers the source all the free space, not just what is needed,
+ * so a stream of small reads makes few source calls. A source that claims
+ * more than it was offered has written past the buffer: that is reported,
+ * never trusted. */
 static avk_status refill(avk_reader *r, size_t need, avk_error *err)
 {
     size_t have = (size_t)(r->end - r->pos);
@@ -208,7 +250,12 @@ avk_status avk_reader_at_end(avk_reader *r, int *at_end, avk_error *err)
 }
 
 /* Shared slow path of the varint reads: decode with what is buffered,
- * refill when the varint may continue past the buffer. */
+ * refill when the varint may continue past the buffer. The inline read came
+ * here because fewer than 10 bytes were buffered or the value did not
+ * decode; a value that ends within what is buffered decodes now, so a read
+ * never waits for bytes past its own (an interactive stream must not block
+ * on the next value's bytes). Refilling adds one source call's worth and
+ * tries again. */
 static avk_status read_varint_slow(avk_reader *r, int is_int, uint64_t *out, avk_error *err)
 {
     for (;;) {
@@ -261,7 +308,9 @@ avk_status avk_reader_read_raw_slow(avk_reader *r, void *dst, size_t n, avk_erro
     }
     if (!r->source)
         return truncated(start, want, err);
-    /* Take what is buffered, then read large remainders straight into dst. */
+    /* Take what is buffered, then read large remainders straight into dst:
+     * through the buffer they would be copied twice for nothing. Bytes read
+     * that way never pass pos, so base_offset moves by them instead. */
     memcpy(d, r->pos, avail);
     r->pos += avail;
     d += avail;
@@ -325,7 +374,12 @@ avk_status avk_reader_skip(avk_reader *r, uint64_t n, avk_error *err)
 }
 
 /* Bulk read loop shared by longs and ints: the kernel decodes what is
- * buffered; a stop at the buffer's end refills, a stop elsewhere is bad data. */
+ * buffered; a stop at the buffer's end refills, a stop elsewhere is bad data.
+ * The kernel cannot tell a value cut by the end of the buffer from a bad
+ * one; the loop can: a stop with fewer than the type's longest encoding
+ * left, on a stream that may have more, is a cut. Values decoded before
+ * the stop stay decoded (*done counts them across rounds), so a refill only
+ * costs the one value that straddled the buffer's end. */
 #define READ_BULK(r, out, n, done_, err, fn, is_int)                                       \
     do {                                                                                   \
         const avki_kernels *k_ = (const avki_kernels *)(r)->kernels;                        \

@@ -10,9 +10,21 @@
 #include "common/error.h"
 #include "varint/kernels.h"
 
+/*
+ * As the reader, one struct for memory and streams: the inline writes of
+ * writer.h encode at pos while end - pos covers their worst case, and this
+ * file is their slow side. A memory writer grows its buffer (by doubling,
+ * up to max_size); a stream writer hands the full buffer to its sink and
+ * starts again at the front, counting what it handed over in flushed, so
+ * avk_writer_offset is flushed + (pos - buf) either way.
+ */
+
+/* As the reader's: a write(2) per 64 KiB; at least room for a few values. */
 #define DEFAULT_BUFFER (64 * 1024)
 #define MIN_BUFFER 64
 
+/* write(2) may take less than asked (a pipe, a signal): loop until all of
+ * it is out; EINTR before anything was written is retried. */
 static avk_status fd_sink(void *ctx, const void *data, size_t len, avk_error *err)
 {
     avk_writer *w = (avk_writer *)ctx;
@@ -56,6 +68,7 @@ static avk_status writer_setup(avk_writer *w, avk_sink_fn sink, void *ctx,
         if (opts->max_size)
             w->max_size = opts->max_size;
     }
+    /* The first buffer of a memory writer counts against its limit too. */
     if (!sink && size > w->max_size)
         size = w->max_size;
     w->alloc = avki_allocator_or_libc(opts ? opts->allocator : NULL);
@@ -153,7 +166,9 @@ avk_status avk_writer_write_long_slow(avk_writer *w, int64_t v, avk_error *err)
     return avk_writer_write_raw(w, tmp, avk_varint_encode_long(tmp, v), err);
 }
 
-/* Memory writer: grows the buffer to hold at least n more bytes. */
+/* Memory writer: grows the buffer to hold at least n more bytes. Doubling
+ * keeps the total copying linear in the bytes written; the last step is
+ * clamped to max_size, so a writer can use all of its limit. */
 static avk_status grow(avk_writer *w, size_t n, avk_error *err)
 {
     size_t used = (size_t)(w->pos - w->buf);
@@ -175,6 +190,9 @@ static avk_status grow(avk_writer *w, size_t n, avk_error *err)
     return AVK_OK;
 }
 
+/* A stream writer makes room by flushing, so it can never offer more than
+ * its buffer: a larger reservation is the caller's error, not the
+ * sink's. */
 avk_status avk_writer_reserve(avk_writer *w, size_t n, avk_error *err)
 {
     if ((size_t)(w->end - w->pos) >= n)
@@ -252,7 +270,10 @@ avk_status avk_writer_write_longs(avk_writer *w, const int64_t *in, size_t n, av
 {
     const avki_kernels *k = (const avki_kernels *)w->kernels;
     size_t done = 0, call_start = (size_t)(w->pos - w->buf);
-    /* In chunks that fit the buffer's worst case: 10 bytes per value. */
+    /* In chunks that fit the buffer's worst case: 10 bytes per value. The
+     * kernels write whole words past each value and never check room, so
+     * the room is reserved for the worst case before each call; a memory
+     * writer takes 2^20 values a chunk so the reservation stays bounded. */
     size_t chunk_max = w->sink ? w->cap / AVK_VARINT_LONG_MAX : (size_t)1 << 20;
     while (done < n) {
         size_t chunk = n - done < chunk_max ? n - done : chunk_max;
@@ -270,6 +291,7 @@ avk_status avk_writer_write_ints(avk_writer *w, const int32_t *in, size_t n, avk
 {
     const avki_kernels *k = (const avki_kernels *)w->kernels;
     size_t done = 0, call_start = (size_t)(w->pos - w->buf);
+    /* The int kernels' room: 5 bytes a value plus one 10-byte store. */
     size_t chunk_max =
         w->sink ? (w->cap - AVK_VARINT_LONG_MAX) / AVK_VARINT_INT_MAX : (size_t)1 << 20;
     while (done < n) {

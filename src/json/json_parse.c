@@ -627,8 +627,18 @@ static const char *parse_number(parser *ps, const char *s, avki_json *n, avk_sta
     return p;
 }
 
-/* ---- scratch stack ------------------------------------------------------------------ */
+/* ---- scratch stack ------------------------------------------------------------------
+ * The parser keeps no C stack frame per level: every value being built is
+ * a slot on one scratch stack, an open container followed by its children
+ * so far. When the container closes, its children are copied into one
+ * arena block sized exactly (close_container) and popped, so the tree ends
+ * up with contiguous, exactly sized arrays and the scratch is reused.
+ * Nesting depth costs scratch, bounded by max_depth, never C stack. */
 
+/* The scratch outgrows the C stack's slots into memory from the arena's
+ * allocator, not from the arena: it is freed when the parse ends, where
+ * arena memory would stay as long as the tree. It still counts against the
+ * arena's limit while it lives. */
 static int grow_slots(parser *ps)
 {
     avki_arena *a = ps->arena;

@@ -1,4 +1,55 @@
 /* Resolution compiler: a writer and a reader schema into a resolving plan (the writer's plain plan plus resolution nodes), and the strict compatibility check over the same walk. */
+
+/*
+ * The bytes are always the writer's; the values handed out are always the
+ * reader's. A resolving plan therefore holds two plans in one node array:
+ *
+ *   nodes[0 .. n)   the writer's plain plan, compiled first by avk_plan_new.
+ *                   avk_plan_skip runs it, the container reader takes a
+ *                   record's least size from nodes[0], and a SKIP step (a
+ *                   writer field the reader lacks) points into it, so no
+ *                   writer value ever needs a skipper of its own.
+ *   nodes[n ..)     the resolution nodes, from plan->root, which
+ *                   avk_plan_decode runs. Each has the reader's type (the
+ *                   values get the reader's type pointers) and the writer's
+ *                   min_size (the decoder checks counts against the bytes
+ *                   that remain, and those bytes are the writer's).
+ *
+ * resolve() walks the two types together. A node stands for a (writer,
+ * reader) pair, not for either type alone: one writer record read as two
+ * different reader records needs two nodes. memo maps each pair to its node
+ * and is filled before the node's children are walked, so a recursive type
+ * meets its own pair again and closes into a loop instead of recursing for
+ * ever; the walk is linear in the number of distinct pairs.
+ *
+ * Where writer and reader agree the node is an ordinary one (op = kind), so
+ * decode.c's fast paths (positions in registers, 1-byte enums and union
+ * indexes) run resolved values unchanged. What differs gets its own op
+ * (the resolution ops of the plan format) and, where a table is needed,
+ * an entry in plan->rx:
+ *   promotion  INT_LONG ... FLOAT_DOUBLE: a leaf reading the writer's wire
+ *              form and storing the reader's kind. string <-> bytes needs no
+ *              op of its own: same wire form, so the reader's plain op.
+ *   record     steps in writer order (the order the bytes come in), count =
+ *              writer fields; rx.slots sends each to its reader field, SKIP
+ *              steps read nothing into the value; rx.defaults fill the
+ *              reader fields the writer lacks.
+ *   enum       rx.map: writer symbol -> reader symbol (-1: fails when read).
+ *   union      a step per writer branch; rx.map: writer branch -> reader
+ *              branch.
+ *   WRAP       writer non-union read as a reader union: one step, count =
+ *              the reader's branch.
+ *   UNWRAP     writer union read as a non-union: a step per writer branch.
+ *   FAIL       what the specification says fails only when such a value is
+ *              read (a writer branch no reader branch takes): rx.message.
+ * A record, enum or union with an rx entry has store = 1 and extra = its
+ * index. Identity maps get no entry (store stays 0): an enum or union that
+ * did not change decodes on the plain path at no cost.
+ *
+ * The two compatibility checks run the same walk: problem() then reports
+ * and goes on, and the plan is thrown away.
+ */
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +72,14 @@ typedef struct pair_map {
     size_t cap, count;
 } pair_map;
 
+/* What the walk is for:
+ *   COMPAT_NONE        compiling a plan: the first problem stops it with
+ *                      AVK_ERR_RESOLUTION.
+ *   COMPAT_STRICT      avk_schema_check_compat: every problem, those the
+ *                      plan leaves to read time included (a writer symbol
+ *                      or branch the reader cannot take).
+ *   COMPAT_RESOLVABLE  avk_schema_check_resolvable: exactly the problems
+ *                      that make avk_plan_new_resolving fail, all of them. */
 enum { COMPAT_NONE, COMPAT_STRICT, COMPAT_RESOLVABLE };
 
 typedef struct rcomp {
@@ -39,6 +98,8 @@ typedef struct rcomp {
     avk_compat_fn fn;
     void *ctx;
     size_t problems;
+    /* The first problem, for the error the check returns ("3 problems, the
+     * first: ..."); the callback sees every one as it is found. */
     char first[AVK_ERROR_MESSAGE_MAX];
     char first_path[AVK_ERROR_PATH_MAX];
     avk_error *err;
@@ -204,6 +265,11 @@ static avk_status problem(rcomp *c, const char *field, const char *fmt, ...)
     return AVK_ERR_RESOLUTION;
 }
 
+/* Appends a node (op, the reader's type, the writer's least size) and
+ * gives its index. Indexes are all that may be kept: avki_plan_reserve may
+ * move p->nodes, so an avki_node pointer taken before a call that adds
+ * nodes (resolve() of a child) is stale after it; hence the
+ * c->p->nodes[idx] everywhere below. */
 static avk_status new_node(rcomp *c, uint8_t op, const avk_type *reader, uint64_t min_size,
                            uint32_t *out)
 {
@@ -223,7 +289,9 @@ static avk_status new_node(rcomp *c, uint8_t op, const avk_type *reader, uint64_
     return AVK_OK;
 }
 
-/* count steps for node, left for the caller to fill by index. */
+/* count steps for node, left for the caller to fill by index. A node's
+ * steps must be contiguous (first .. first + count), so they are reserved
+ * before any child is resolved: the children's own steps come after. */
 static avk_status new_steps(rcomp *c, uint32_t node, size_t count)
 {
     avk_plan *p = c->p;
@@ -239,6 +307,11 @@ static avk_status new_steps(rcomp *c, uint32_t node, size_t count)
     return AVK_OK;
 }
 
+/* Points step at to child. The child's op is copied into the step so a
+ * record loop runs leaf children without loading their nodes. type is the
+ * reader's type the value gets. run stays 0: runs of int fields are a
+ * plain-record optimisation (plan.c), and in a resolving record the field
+ * means something else on SKIP steps. */
 static void set_step(rcomp *c, size_t at, uint32_t child, const avk_type *type)
 {
     avki_step *s = c->p->steps + at;
@@ -248,7 +321,9 @@ static void set_step(rcomp *c, size_t at, uint32_t child, const avk_type *type)
     s->type = type;
 }
 
-/* A fresh rx entry for node; its index goes into node.extra. */
+/* A fresh rx entry for node; its index goes into node.extra. c->rx grows
+ * with realloc while the walk runs (an arena cannot grow an allocation);
+ * build() copies it into the plan's arena once it is complete. */
 static avk_status new_rx(rcomp *c, uint32_t node, const avk_type *writer)
 {
     if (c->rx_count == c->rx_cap) {
@@ -268,11 +343,17 @@ static avk_status new_rx(rcomp *c, uint32_t node, const avk_type *writer)
     return AVK_OK;
 }
 
+/* Tables that live as long as the plan (slots, maps, defaults, messages):
+ * the plan's rx_arena, freed with it in one call. A zero size still gets a
+ * pointer (a record with no fields), so NULL always means no memory. */
 static void *arena_alloc(rcomp *c, size_t n)
 {
     return avk_arena_alloc(c->arena, n ? n : 1, 8);
 }
 
+/* A message formatted now, kept in the plan: a FAIL node's reason names
+ * both schemas' paths, which the decoder no longer knows when it meets the
+ * value (and the hot path never formats). */
 static const char *arena_text(rcomp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static const char *arena_text(rcomp *c, const char *fmt, ...)
@@ -307,7 +388,9 @@ static uint64_t wmin(const rcomp *c, const avk_type *w)
 /* ---- matching rules -------------------------------------------------------- */
 
 /* Named types match by full name, by simple name (the specification
- * compares unqualified names) or through one of the reader's aliases. */
+ * compares unqualified names) or through one of the reader's aliases. Only
+ * the reader's aliases count: renaming is the reader's decision, and a
+ * writer's aliases say nothing about the reader's names. */
 static int names_match(const avk_type *w, const avk_type *r)
 {
     size_t i;
@@ -320,7 +403,12 @@ static int names_match(const avk_type *w, const avk_type *r)
 }
 
 /* The op that reads a writer w as a reader r of another primitive kind,
- * or -1 when the specification allows no promotion. */
+ * or -1 when the specification allows no promotion. The list is the
+ * specification's and nothing more: int -> long, float, double; long ->
+ * float, double; float -> double; string <-> bytes. Nothing narrows
+ * (long -> int would need a range check per value and a failure mode the
+ * specification does not have). string <-> bytes gives the reader's plain
+ * op: the wire forms are the same. */
 static int promotion(avk_kind w, avk_kind r)
 {
     switch (w) {
@@ -339,7 +427,11 @@ static int promotion(avk_kind w, avk_kind r)
 }
 
 /* How a writer type fits a reader union branch, without recursing: 2 the
- * same kind (and name, and size for fixed), 1 a promotion, 0 not at all. */
+ * same kind (and name, and size for fixed), 1 a promotion, 0 not at all.
+ * Shallow on purpose: the specification picks a branch by kind and name
+ * and only then resolves it, so a record whose name matches but whose
+ * fields do not is a resolution error, not a reason to try the next
+ * branch (which would make the branch taken depend on field details). */
 static int fit(const avk_type *w, const avk_type *r)
 {
     if (w->kind == r->kind) {
@@ -354,7 +446,9 @@ static int fit(const avk_type *w, const avk_type *r)
 }
 
 /* The reader branch a writer type goes to: the first that fits exactly,
- * else the first it promotes to; -1 for none. */
+ * else the first it promotes to; -1 for none. Exact first, so a writer int
+ * read through a reader's ["double", "int"] stays an int instead of being
+ * widened into the first branch that could hold it. */
 static long branch_for(const avk_type *w, const avk_type *r)
 {
     size_t i;
@@ -372,7 +466,10 @@ static long branch_for(const avk_type *w, const avk_type *r)
 static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32_t *out);
 
 /* A node that fails when read: where a union branch or a whole type has
- * nothing to go to. In the compatibility check, also a problem. */
+ * nothing to go to. In the compatibility check, also a problem. Its
+ * min_size is the writer's, so size checks stay right for the bytes that
+ * would be there; it is not remembered in memo (no children, so a repeat
+ * costs one node, never a loop). */
 static avk_status fail_node(rcomp *c, const avk_type *w, const avk_type *r, const char *why,
                             uint32_t *out)
 {
@@ -390,7 +487,9 @@ static avk_status fail_node(rcomp *c, const avk_type *w, const avk_type *r, cons
 }
 
 /* The reader field a writer field goes to: by name, else by a reader
- * field's alias; one not already taken. */
+ * field's alias; one not already taken. taken keeps two writer fields (one
+ * by name, one by an alias of the same reader field) from writing the same
+ * slot, where the second would silently overwrite the first. */
 static const avk_field *reader_field(const avk_type *r, const char *name, const uint8_t *taken)
 {
     size_t i, k;
@@ -404,6 +503,16 @@ static const avk_field *reader_field(const avk_type *r, const char *name, const 
     return NULL;
 }
 
+/* A record node: count = the writer's fields, one step each in the
+ * writer's order, since that is the order of the bytes. rx.slots[i] is
+ * the reader field writer field i lands in (unused on SKIP steps);
+ * rx.out_count = the reader's fields, the size of the decoded array.
+ * Reader fields no writer field took get their default, decoded here once
+ * into the plan's arena: the decoder copies each avk_value into every
+ * record, so a default's strings and arrays are shared with the plan and
+ * live as long as it does (resolve.h tells callers to treat them as
+ * read-only). A missing or unusable default is a problem: the specification
+ * makes it an error, and here it is found before any byte is read. */
 static avk_status resolve_record(rcomp *c, const avk_type *w, const avk_type *r, uint32_t idx)
 {
     uint32_t *slots;
@@ -438,7 +547,8 @@ static avk_status resolve_record(rcomp *c, const avk_type *w, const avk_type *r,
             path_pop(c->rpath, &c->rlen, ro);
             path_pop(c->wpath, &c->wlen, wo);
         } else {
-            /* The reader has no such field: skip the writer's bytes. */
+            /* The reader has no such field: skip the writer's bytes with
+             * the writer's plain node (its type too, for error paths). */
             avki_step *s = c->p->steps + first + i;
             s->op = AVKI_OP_SKIP;
             s->node = wnode(c, wf->type);
@@ -475,6 +585,14 @@ static avk_status resolve_record(rcomp *c, const avk_type *w, const avk_type *r,
     return AVK_OK;
 }
 
+/* An enum node: count = the writer's symbols (the index on the wire is
+ * the writer's, checked against its count), map = the reader's symbol of
+ * each. A symbol the reader lacks takes the reader's enum default; without
+ * one it maps to -1, which fails only when such a value is read (the
+ * specification's error, raised where a value holds the symbol: a file
+ * that never does must still read). The map is kept only when it is not
+ * the identity: a writer whose symbols are a prefix of the reader's in the
+ * same order needs none. */
 static avk_status resolve_enum(rcomp *c, const avk_type *w, const avk_type *r, uint32_t idx)
 {
     int32_t *map = (int32_t *)arena_alloc(c, w->symbol_count * sizeof *map);
@@ -505,7 +623,12 @@ static avk_status resolve_enum(rcomp *c, const avk_type *w, const avk_type *r, u
 }
 
 /* A writer union read as a reader union: each writer branch to its
- * reader branch (or a FAIL step). */
+ * reader branch (or a FAIL step). The steps are indexed by the writer's
+ * branch, the index on the wire; each step's type is the reader branch,
+ * which the value gets, and map gives the branch index the value reports.
+ * A branch with nothing to go to fails only when a value takes it (the
+ * specification's rule), so a writer union wider than the reader's still
+ * reads the values that fit. */
 static avk_status resolve_unions(rcomp *c, const avk_type *w, const avk_type *r, uint32_t idx)
 {
     int32_t *map = (int32_t *)arena_alloc(c, w->branch_count * sizeof *map);
@@ -546,7 +669,10 @@ static avk_status resolve_unions(rcomp *c, const avk_type *w, const avk_type *r,
 }
 
 /* A writer union read as a non-union: the branches that fit resolve,
- * the others fail when read. */
+ * the others fail when read. The decoder reads the writer's index, takes
+ * that step and stores the value with no union around it (every step has
+ * the reader's type). ["null", "string"] read as "string" thus reads every
+ * string, and a null fails where it is met. */
 static avk_status resolve_unwrap(rcomp *c, const avk_type *w, const avk_type *r, uint32_t idx)
 {
     size_t i;
@@ -573,6 +699,9 @@ static avk_status resolve_unwrap(rcomp *c, const avk_type *w, const avk_type *r,
     return AVK_OK;
 }
 
+/* Writer and reader types that cannot be matched at all (other kinds and
+ * no promotion, other names, fixed sizes that differ): a problem, with the
+ * most specific reason that applies. */
 static avk_status mismatch(rcomp *c, const avk_type *w, const avk_type *r, uint32_t *out)
 {
     char why[256];
@@ -584,12 +713,21 @@ static avk_status mismatch(rcomp *c, const avk_type *w, const avk_type *r, uint3
                  avki_type_label(w));
     else
         snprintf(why, sizeof why, "%s cannot be read as %s", avki_type_label(w), avki_type_label(r));
-    /* Fatal to the plan; the checks note it and go on past a failing node. */
+    /* Fatal to the plan; the checks note it and go on past a failing node.
+     * In strict mode fail_node reports it, so it is not counted twice. */
     if (c->compat != COMPAT_STRICT)
         AVK_TRY(problem(c, NULL, "%s", why));
     return fail_node(c, w, r, why, out);
 }
 
+/* The node that reads writer type w as reader type r. The tests run in this
+ * order, and the order is the specification's: a reader union is matched
+ * against the writer's value before kinds are compared (an int into
+ * ["null", "long"] is a WRAP around a promotion, not a mismatch); a
+ * writer union picks its branch at read time, so it comes before any
+ * comparison of kinds too; then promotions, then names. Every node is
+ * added to memo before its children are walked (see the top of the file).
+ * depth is undone on every return but the error ones, which end the walk. */
 static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32_t *out)
 {
     uint32_t idx = 0; /* set on AVK_OK; 0 quiets -O3's -Wmaybe-uninitialized */
@@ -601,7 +739,10 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
         return avki_error_set(c->err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
                               "schemas nested too deeply to resolve");
     if (r->kind == AVK_UNION && w->kind != AVK_UNION) {
-        /* A writer non-union read as a union: the first branch it fits. */
+        /* A writer non-union read as a union: the first branch it fits
+         * (branch_for). There is no index on the wire: the WRAP node
+         * supplies the reader's branch, count, and one step to read the
+         * value itself. Its min_size is the writer value's. */
         long b = branch_for(w, r);
         uint32_t child;
         size_t ro;
@@ -631,6 +772,8 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
         return AVK_OK;
     }
     if (w->kind == AVK_UNION) {
+        /* The branch is known only when the index is read: min_size 1 (the
+         * index takes a byte), and each writer branch gets a step. */
         uint8_t kind = r->kind == AVK_UNION ? AVKI_OP_UNION : AVKI_OP_UNWRAP;
         AVK_TRY(new_node(c, kind, r, 1, &idx));
         if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
@@ -641,6 +784,7 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
         return st;
     }
     if (w->kind != r->kind) {
+        /* Other primitive kinds: a promotion leaf, or nothing. */
         op = promotion(w->kind, r->kind);
         if (op < 0) {
             st = mismatch(c, w, r, out);
@@ -661,7 +805,10 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
         return st;
     }
     /* The same kind: leaves read as they are, compounds recurse. The node
-     * is remembered before its children so recursive types close. */
+     * is remembered before its children so recursive types close. Its op
+     * is the kind (plain ops are numbered as avk_kind), so it is the node
+     * plan.c would make for the reader, and the decoder's plain paths,
+     * inline leaves included, take it. */
     AVK_TRY(new_node(c, (uint8_t)w->kind, r, wmin(c, w), &idx));
     if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
         return no_memory(c);
@@ -681,7 +828,9 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
         uint32_t child;
         size_t ro, wo;
         if (w->kind == AVK_ARRAY) {
-            /* The reader's storage: typed arrays stay typed. */
+            /* The reader's storage: typed arrays stay typed. Items whose
+             * writer type differs (an array<int> read as array<long>) are
+             * read in bulk and widened in place (decode_typed.c). */
             c->p->nodes[idx].store = (uint8_t)avki_store_of(r->items);
             if (c->p->nodes[idx].store == AVKI_STORE_FIXED)
                 c->p->nodes[idx].count = (uint32_t)r->items->size;
@@ -714,7 +863,13 @@ static void rcomp_destroy(rcomp *c)
         a->free(a->ctx, c->rx, c->rx_cap * sizeof *c->rx);
 }
 
-/* Compiles the writer's plain plan, then the resolution on top of it. */
+/* Compiles the writer's plain plan, then the resolution on top of it.
+ * The writer plan's options apply to both parts: limits and flags are the
+ * reader's choice whatever the schemas. After the walk, the plan answers
+ * to the reader's type (p->type, what values carry), keeps the writer's
+ * (p->writer_type, which marks it resolving), and flat heights are set
+ * over all nodes; a resolving record is never flat (it has a walker of its
+ * own in decode.c, with writer fields to skip). */
 static avk_status build(rcomp *c, const avk_type *writer, const avk_type *reader,
                         const avk_plan_options *opts, avk_plan **out)
 {
@@ -783,7 +938,10 @@ int avk_plan_is_resolving(const avk_plan *plan)
     return plan && plan->writer_type != NULL;
 }
 
-/* The walk of both checks: every problem of the mode to fn. */
+/* The walk of both checks: every problem of the mode to fn. A plan is
+ * built and thrown away, so the checks say exactly what the compiler and
+ * the decoder would do; a check is rare next to a decode, and a second
+ * walk written for it would drift from the real one. */
 static avk_status check(int mode, const char *name, const avk_type *writer,
                         const avk_type *reader, avk_compat_fn fn, void *ctx, avk_error *err)
 {

@@ -13,6 +13,9 @@
  * means the varint at in + *consumed is truncated or malformed; the caller
  * explains it (kernels never format errors). They never read at or past
  * in + len. Encode kernels follow the avk_varint_encode_* contracts. */
+/* One kernel's functions. Callers copy the table pointer once (a reader
+ * at creation) and call through it per bulk call: an indirect call per
+ * few hundred values, never per value. */
 typedef struct avki_kernels {
     const char *name; /* the token AVK_KERNEL accepts */
     int (*runnable)(const avki_cpu *cpu);

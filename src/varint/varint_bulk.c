@@ -3,6 +3,10 @@
 #include "common/error.h"
 #include "varint/kernels.h"
 
+/* A kernel's short count means "the value at *consumed": the explainer
+ * turns that into a status. A kernel must never stop on a valid value; if
+ * one did (a kernel bug), the call still fails, MALFORMED with the
+ * kernel's name, rather than returning success with values missing. */
 avk_status avki_varint_failure(const uint8_t *in, size_t len, int is_int, uint64_t offset,
                                avk_error *err)
 {

@@ -18,6 +18,31 @@
  *                             instruction); 0: four 1-2 byte values from a
  *                             word when they fit, else one value by the
  *                             branch-free word decoder
+ *
+ * How the loops are planned. Decoding has one serial dependency: a value
+ * starts where the one before it ends, which is known only once that
+ * value's bytes are loaded and its stop bit found. The loops keep that
+ * chain short rather than making each value cheap:
+ *   decode_longs  runs of one length (run_longs): the next start is p + len
+ *                 with len a constant, so the CPU decodes 8 values in
+ *                 parallel, and a value of another length costs one
+ *                 mispredicted branch where the run ends. When runs keep
+ *                 breaking it switches to mixed_longs for a while, whose
+ *                 positions come from bit operations on a loaded word, then
+ *                 tries runs again (data changes character along a column).
+ *   decode_ints   every value that ends in the 8-byte word at p, from that
+ *                 word alone; an int ends within 5 bytes, so a word with no
+ *                 stop bit holds a malformed value.
+ * Guards: each fast loop runs only while the worst case of one round is
+ * readable (and its output slots free), so rounds check no bounds per
+ * value; what remains goes through the word decoder while 10 bytes are
+ * readable and avki_decode_careful byte by byte after, which never reads
+ * at or past in + len. A malformed value ends the call with *consumed at
+ * its first byte: the caller's avk_varint_explain says what is wrong, so
+ * kernels never format errors.
+ * Encoding has no chain (each length is known from its value), so there
+ * the enemy is the branch on the length: groups of 8 are classed once and
+ * encoded by the way that mispredicts least (see encode_longs).
  */
 #ifndef AVKI_MULTI_PER_WORD
 #define AVKI_MULTI_PER_WORD 1
@@ -28,7 +53,14 @@
 /* Decodes every varint that ends inside the 8-byte word at p, without
  * re-loading: the next value's position depends only on bit tricks on the
  * word, not on a load, so values do not wait on each other. Returns the
- * bytes used; the caller guarantees 8 free slots in out. */
+ * bytes used; the caller guarantees 8 free slots in out.
+ * stops has bit 7 of each byte without a continuation bit; the lowest one
+ * left ends the next value. through = stops ^ (stops - 1) sets every bit
+ * up to and including it (the bytes of all values so far), and & ~done
+ * keeps this value's. A value that ends in the word has at most 8 bytes,
+ * so none can be malformed and nothing is checked; one that starts in the
+ * word but ends past it is left for the caller's next load (the bytes
+ * returned stop at the last stop bit). */
 AVKI_KTARGET static inline size_t AVKI_KFN(word_longs)(uint64_t w, uint64_t stops, int64_t *out,
                                                          size_t *count)
 {
@@ -52,6 +84,11 @@ AVKI_KFN(run_fixed)(const uint8_t **pp, const unsigned len, int64_t *out)
     const uint8_t *p = *pp;
     size_t k;
     if (len <= 8) {
+        /* hm: the continuation bits of len bytes; cm: what they are in a
+         * value of exactly len bytes (set on all but the last). A value of
+         * another length fails (w & hm) == cm and ends the run. The load
+         * reads up to 8 - len bytes past the value: within the 80 bytes
+         * the caller guarantees. */
         const uint64_t bytes = avki_len_bytes(len);
         const uint64_t hm = AVKI_HIGH_BITS & bytes, cm = AVKI_HIGH_BITS & (bytes >> 8);
         for (k = 0; k < 8; k++) {
@@ -61,6 +98,10 @@ AVKI_KFN(run_fixed)(const uint8_t **pp, const unsigned len, int64_t *out)
             out[k] = avk_zigzag_decode64(AVKI_EXTRACT0(w & AVKI_LOW7_BITS & bytes, len));
         }
     } else {
+        /* 9 or 10 bytes: 8 continuing bytes, then the 9th stops (len 9),
+         * or continues into a 10th holding only bit 63 (len 10). Anything
+         * else, malformed values included, just ends the run: the word
+         * decoder then meets the value and says whether it is bad. */
         for (k = 0; k < 8; k++) {
             const uint8_t *q = p + k * len;
             uint64_t w = avki_load64(q), b8 = q[8], v;
@@ -100,7 +141,11 @@ AVKI_KTARGET static size_t AVKI_KFN(run_longs)(const uint8_t **pp, unsigned len,
         if (w & AVKI_HIGH_BITS)
             return AVKI_KFN(run_fixed)(pp, 1, out);
         /* Eight 1-byte values: zigzag each byte in place (the results fit
-         * in a signed byte), then sign-extend. */
+         * in a signed byte), then sign-extend. (w >> 1) & LOW7 is each
+         * byte shifted right (the bit moved in from the next byte lands in
+         * bit 7 and is masked off); (w & 0x01..) * 0xff is 0xff in each
+         * byte whose low bit is set (no carries: a byte's product is at
+         * most 0xff). Their XOR is zigzag's (u >> 1) ^ -(u & 1) per byte. */
         r = ((w >> 1) & AVKI_LOW7_BITS) ^ ((w & 0x0101010101010101ULL) * 0xff);
         for (k = 0; k < 8; k++)
             out[k] = (int8_t)(uint8_t)(r >> (8 * k));
@@ -121,7 +166,13 @@ AVKI_KTARGET static size_t AVKI_KFN(run_longs)(const uint8_t **pp, unsigned len,
 
 /* Decodes at least 8 values (at most 15) where lengths vary, with no branch
  * on the length; the caller guarantees 16 free slots and 96 readable
- * bytes. Returns the count, or 0 with *pp at a malformed value. */
+ * bytes. Returns the count, or 0 with *pp at a malformed value.
+ * Bounds: a round starts with c <= 7 and adds at most 8 values (one per
+ * byte of a word): 15. Each round decodes at least one value, so there are
+ * at most 8 rounds, each reading at most 10 bytes from where it starts and
+ * moving at most 10: the last read ends by byte 80. A malformed value
+ * breaks out with the values before it counted (*pp at it); the caller's
+ * next call then returns 0 there. */
 AVKI_KTARGET static inline size_t AVKI_KFN(mixed_longs)(const uint8_t **pp, int64_t *out)
 {
     const uint8_t *p = *pp;
@@ -183,10 +234,15 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_longs)(const uint8_t *in, size_t len,
      * when the length keeps changing, mixed_longs (branch-free) for a while,
      * then a new try. misses counts recent broken runs. */
     unsigned run_len = 0, misses = 0, mixed_left = 0;
+    /* A round takes at most 16 values (mixed_longs: 15; a run of 8 or a
+     * broken run of 7 and one more) and reads at most 80 bytes (8 values of
+     * 10 bytes, or 7 of a broken run and the word decoder's 10-byte load);
+     * 96 keeps a margin. */
     while (n - i >= 16 && (size_t)(end - p) >= 96) {
         uint64_t u;
         size_t k;
         if (mixed_left) {
+            /* 0 only when the first value is malformed: p stands at it. */
             k = AVKI_KFN(mixed_longs)(&p, out + i);
             if (!k)
                 goto done;
@@ -210,11 +266,18 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_longs)(const uint8_t *in, size_t len,
         out[i++] = avk_zigzag_decode64(u);
         p += k;
         run_len = (unsigned)k;
+        /* misses counts broken runs since the last whole one. Three in a
+         * row: lengths vary too much for runs to pay (each break costs a
+         * misprediction and a value through the word decoder), so 16 rounds
+         * of mixed_longs (128 values or more) before runs are tried again
+         * with the length of the last value. */
         if (++misses >= 3) {
             misses = 0;
             mixed_left = 16;
         }
     }
+    /* The last values (fewer than 16, or near the end of the input): the
+     * word decoder while it can load 10 bytes, then byte by byte. */
     while (i < n) {
         uint64_t u;
         size_t k = (size_t)(end - p) >= 10 ? avki_decode_u64_word(p, &u)
@@ -234,11 +297,15 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_ints)(const uint8_t *in, size_t len, 
 {
     const uint8_t *p = in, *end = in + len;
     size_t i = 0;
+    /* A round decodes at most 8 values (one per byte of the word) and reads
+     * 8 bytes (10 in the step decoder below); 16 readable bytes cover it. */
     while (n - i >= 8 && (size_t)(end - p) >= 16) {
         uint64_t w = avki_load64(p);
         uint64_t stops = ~w & AVKI_HIGH_BITS;
         uint64_t done = 0;
         if (stops == AVKI_HIGH_BITS) {
+            /* Eight 1-byte values, the common case for small ints: tested
+             * first, before any per-value work. */
             size_t k;
             for (k = 0; k < 8; k++)
                 out[i + k] = avk_zigzag_decode32((uint32_t)(w >> (8 * k)) & 0xff);
@@ -249,6 +316,8 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_ints)(const uint8_t *in, size_t len, 
         if (stops == 0)
             goto done; /* 9 or more bytes: malformed for an int */
 #if !AVKI_MULTI_PER_WORD
+        /* Without one-instruction extraction: one value a round by the
+         * single-value rule (1 and 2 bytes by predictable branches). */
         {
             uint64_t u;
             size_t k = avki_decode_u64_step(p, w, &u);
@@ -263,6 +332,10 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_ints)(const uint8_t *in, size_t len, 
             uint64_t through = stops ^ (stops - 1);
             uint64_t bits = through & ~done;
             uint64_t v = AVKI_EXTRACT(w, bits);
+            /* lo: the first bit of the value's first byte, hi: one past its
+             * stop bit, so hi - lo is 8 times its length. An int takes at
+             * most 5 bytes and 32 bits: stop at a longer or wider one, at
+             * its first byte, for the caller to explain. */
             unsigned lo = (unsigned)__builtin_ctzll(bits);
             unsigned hi = 64u - (unsigned)__builtin_clzll(bits);
             if ((hi - lo) > 8 * AVK_VARINT_INT_MAX || (v >> 32) != 0) {
@@ -275,6 +348,7 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_ints)(const uint8_t *in, size_t len, 
         } while (stops);
         p += (64u - (unsigned)__builtin_clzll(done)) >> 3;
     }
+    /* At most 7 values or 15 bytes remain: byte by byte, with the int rules. */
     while (i < n) {
         uint64_t u;
         size_t k = avki_decode_careful(p, (size_t)(end - p), AVK_VARINT_INT_MAX, &u);
@@ -289,8 +363,10 @@ done:
 }
 
 /* The OR and the minimum of a group of 8 zigzagged values, as trees (a
- * loop makes one chain of 8 compare-and-moves: about 2 cycles a value),
- * and the eight packed into one word when they are all below 0x80. */
+ * loop makes one chain of 8 compare-and-moves: about 2 cycles a value).
+ * The OR stands in for the maximum: it has the same highest bit, and the
+ * length classes split at powers of two (2^7, 2^14, 2^28, 2^56), so the OR
+ * is in the maximum's class and costs no compares. */
 AVKI_KTARGET static inline void AVKI_KFN(group_stats)(const uint64_t *u, uint64_t *any,
                                                       uint64_t *mn)
 {
@@ -303,12 +379,23 @@ AVKI_KTARGET static inline void AVKI_KFN(group_stats)(const uint64_t *u, uint64_
     *any = ((u[0] | u[1]) | (u[2] | u[3])) | ((u[4] | u[5]) | (u[6] | u[7]));
 }
 
+/* The eight values packed into one word, when they are all below 0x80. */
 AVKI_KTARGET static inline uint64_t AVKI_KFN(pack8)(const uint64_t *u)
 {
     return (u[0] | (u[1] << 8) | (u[2] << 16) | (u[3] << 24)) |
            ((u[4] << 32) | (u[5] << 40) | (u[6] << 48) | (u[7] << 56));
 }
 
+/* Groups of 8, by what their lengths look like:
+ *   all 1 byte        one 8-byte store of the packed values;
+ *   all in one class  (the classes of the single-value rule: 1-2, 3-4, 5-8,
+ *                     9-10 bytes) the single-value rule, whose branches are
+ *                     then all taken the same way; the next 7 groups skip
+ *                     the stats and do the same, every 8th looks again;
+ *   mixed             AVKI_ENCODE_ANY, with no branch on the length.
+ * Every way stores whole words past the value (10 bytes at most, the
+ * bytes past the encoding rewritten by the next value): the caller's room
+ * of 10 bytes a value covers the last store. */
 AVKI_KTARGET static size_t AVKI_KFN(encode_longs)(uint8_t *out, const int64_t *in, size_t n)
 {
     uint8_t *p = out;
@@ -349,6 +436,8 @@ AVKI_KTARGET static size_t AVKI_KFN(encode_longs)(uint8_t *out, const int64_t *i
     return (size_t)(p - out);
 }
 
+/* As encode_longs, for ints: the caller's room is 5 bytes a value plus 10,
+ * which covers a 10-byte store at the last value's start. */
 AVKI_KTARGET static size_t AVKI_KFN(encode_ints)(uint8_t *out, const int32_t *in, size_t n)
 {
     uint8_t *p = out;

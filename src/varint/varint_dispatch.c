@@ -6,6 +6,7 @@
 #include "avrokit/kernel.h"
 #include "varint/kernels.h"
 
+/* Every kernel built for this target, best first, from the one list. */
 static const avki_kernels *const kernel_table[] = {
 #define AVKI_KERNEL(name, arch, source) &avki_kernels_##name,
 #include "varint/kernel_list.h"
@@ -19,6 +20,12 @@ const avki_kernels *const *avki_kernel_table(size_t *count)
     return kernel_table;
 }
 
+/* An override that names no runnable kernel falls back to the normal
+ * choice rather than failing: AVK_KERNEL is a test and benchmark knob,
+ * and a library may not refuse to work because of an environment
+ * variable. avk_kernel_name() tells what ran; the per-kernel test runs
+ * check it (AVK_KERNEL_REQUIRED) so a fallback is never counted as a pass
+ * of the kernel asked for. The last entry (scalar) runs anywhere. */
 const avki_kernels *avki_kernels_choose(const avki_kernels *const *table, size_t count,
                                         const avki_cpu *cpu, const char *override_name)
 {
@@ -34,6 +41,8 @@ const avki_kernels *avki_kernels_choose(const avki_kernels *const *table, size_t
     return table[count - 1];
 }
 
+/* Chosen once per process: CPUID and getenv cost more than a short bulk
+ * call, and avk_kernel_name() must name the kernel every call runs. */
 static const avki_kernels *active;
 static pthread_once_t active_once = PTHREAD_ONCE_INIT;
 

@@ -2,7 +2,12 @@
 #include "avrokit/varint.h"
 #include "varint/kernels.h"
 
-/* Returns the length, or 0 when truncated, too long or over max_bits. */
+/* Returns the length, or 0 when truncated, too long or over max_bits.
+ * Written as the specification reads (7 bits a byte, low group first) and
+ * sharing no code with the kernels, so a bug in their shared helpers
+ * (varint_word.h) cannot hide in both sides of tests/kernels' comparison.
+ * The bits check: a group may not carry bits at or above max_bits (the
+ * 10th byte of a long only bit 63, the 5th of an int only bits 28-31). */
 static size_t ref_decode(const uint8_t *p, size_t len, unsigned max_bytes, unsigned max_bits,
                          uint64_t *out)
 {

@@ -3,8 +3,12 @@
 
 #define AVKI_KFN(name) scalar_##name
 #define AVKI_KTARGET
+/* The bytes of bits, shifted down to bit 0, then packed by shift and merge
+ * (what one PEXT does in the bmi2 kernel). */
 #define AVKI_EXTRACT(w, bits) \
     avki_compact56(((w) & (bits) & AVKI_LOW7_BITS) >> __builtin_ctzll(bits))
+/* Short values need fewer merge steps: up to 2 bytes one shift, up to 4
+ * two steps; len is a constant where the template calls this. */
 #define AVKI_EXTRACT0(x, len)                                           \
     ((len) <= 2 ? ((x) & 0x7f) | (((x) >> 1) & 0x3f80)                  \
                 : (len) <= 4 ? avki_compact28(x) : avki_compact56(x))

@@ -3,11 +3,16 @@
 #include "common/error.h"
 #include "varint/varint_word.h"
 
+/* The inline codec in varint.h handles the short lengths with branches the
+ * predictor learns; these out-of-line halves take the rest, so the inline
+ * part stays small enough to inline everywhere. */
 size_t avk_varint_encode_u64_slow(uint8_t *out, uint64_t u)
 {
     return avki_encode_u64_word(out, u);
 }
 
+/* Near the end of the input (fewer than 10 bytes readable) the word
+ * decoder would load past it: byte by byte instead. */
 size_t avk_varint_decode_u64_slow(const uint8_t *in, size_t len, uint64_t *out)
 {
     if (AVK_LIKELY(len >= AVK_VARINT_LONG_MAX))
@@ -20,6 +25,9 @@ size_t avk_varint_decode_u64_long(const uint8_t *in, uint64_t *out)
     return avki_decode_u64_word(in, out);
 }
 
+/* Ints decode as longs and are then checked: at most 5 bytes and no bits
+ * beyond 32. The word decoder accepts a padded or wide 6-10 byte value
+ * that an int may not have, so the check cannot be skipped. */
 size_t avk_varint_decode_u32_slow(const uint8_t *in, size_t len, uint32_t *out)
 {
     uint64_t u = 0;
@@ -35,6 +43,9 @@ size_t avk_varint_decode_u32_slow(const uint8_t *in, size_t len, uint32_t *out)
     return n;
 }
 
+/* Cold, called once after a decoder returned 0: the decoders only say
+ * "not here", so the hot loops carry no error paths, and the reason
+ * (truncated, too long, bits too many) is worked out here byte by byte. */
 avk_status avk_varint_explain(const uint8_t *in, size_t len, int is_int, uint64_t base_offset,
                               avk_error *err)
 {

@@ -7,6 +7,11 @@
 
 #include "avrokit/macros.h"
 
+/* A varint byte: bit 7 says another byte follows (continuation), bits 0-6
+ * carry 7 bits of the value, least significant group first. Loaded as a
+ * little-endian word, byte k is bits 8k..8k+7, so the continuation bits of
+ * 8 bytes are word & AVKI_HIGH_BITS and the stop bits (bytes that end a
+ * value) ~word & AVKI_HIGH_BITS: one AND finds every value end in 8 bytes. */
 #define AVKI_HIGH_BITS 0x8080808080808080ULL
 #define AVKI_LOW7_BITS 0x7f7f7f7f7f7f7f7fULL
 
@@ -50,7 +55,9 @@ static inline uint64_t avki_spread56(uint64_t x)
     return x;
 }
 
-/* Encoded length of u, 1 to 10: ceil(bits / 7) with at least one bit. */
+/* Encoded length of u, 1 to 10: ceil(bits / 7) with at least one bit.
+ * (bits * 9 + 64) >> 6 equals ceil(bits / 7) for bits 1..64 (9/64 is just
+ * above 1/7), a multiply and a shift instead of a division. */
 static inline unsigned avki_varint_len(uint64_t u)
 {
     unsigned bits = 64u - (unsigned)__builtin_clzll(u | 1);
@@ -80,6 +87,12 @@ static inline size_t avki_decode_tail_9_10(const uint8_t *p, uint64_t w, uint64_
  * misprediction; only malformed input takes a branch. */
 static inline size_t avki_decode_u64_word(const uint8_t *p, uint64_t *out)
 {
+    /* Everything is computed for both cases (a stop in the first 8 bytes,
+     * or a 9- or 10-byte value) and the result picked at the end with
+     * selects: bytes 8 and 9 are loaded whatever the length, which is why
+     * 10 readable bytes are required. through keeps the value's bytes
+     * (every bit up to its stop bit); the 9th and 10th bytes add bits
+     * 56-62 and 63. */
     uint64_t w = avki_load64(p);
     uint64_t stops = ~w & AVKI_HIGH_BITS;
     uint64_t through = stops ^ (stops - 1); /* all ones when no stop in 8 bytes */
@@ -94,7 +107,9 @@ static inline size_t avki_decode_u64_word(const uint8_t *p, uint64_t *out)
 }
 
 /* Byte-by-byte decode for the last bytes of an input. Returns the length,
- * or 0 when truncated, longer than max_len, or over max_bits. */
+ * or 0 when truncated, longer than max_len, or over max_bits. max_len is
+ * 10 for longs (the 10th byte may hold only bit 63: b >> 1 must be 0) or
+ * 5 for ints (the 5th byte holds bits 28-31: b >> 4 must be 0). */
 static inline size_t avki_decode_careful(const uint8_t *p, size_t len, unsigned max_len,
                                          uint64_t *out)
 {
@@ -114,7 +129,9 @@ static inline size_t avki_decode_careful(const uint8_t *p, size_t len, unsigned 
     return 0;
 }
 
-/* Encodes a value of 9 or 10 bytes (u >= 2^56); out needs 10 bytes. */
+/* Encodes a value of 9 or 10 bytes (u >= 2^56); out needs 10 bytes. The
+ * first 8 bytes all continue; byte 8 holds bits 56-62, and continues into
+ * a 10th byte (holding bit 63) when u >= 2^63. */
 static inline size_t avki_encode_u64_9_10(uint8_t *out, uint64_t u)
 {
     uint64_t hi = u >> 56;
@@ -146,6 +163,8 @@ static inline size_t avki_encode_u64_word(uint8_t *out, uint64_t u)
 
 /* Encodes 2^14 <= u < 2^28 (3 or 4 bytes) with one 4-byte store and no
  * branch between the two lengths; out needs 4 writable bytes. */
+/* The four 7-bit groups shift up by 0, 1, 2 and 3 bits into their bytes;
+ * bytes 0 and 1 always continue, byte 2 when there is a 4th (four). */
 static inline size_t avki_encode_u64_3_4(uint8_t *out, uint64_t u)
 {
     uint32_t x = (uint32_t)u, four = x >= (1u << 21);
@@ -188,7 +207,8 @@ static inline size_t avki_encode_u64_any(uint8_t *out, uint64_t u)
     } while (0)
 
 /* Which branch of the single-value encode rule u takes: below 2^14, 2^28,
- * 2^56, or above. */
+ * 2^56, or above. Values of one class take the same branches, so a group
+ * of them encodes with predicted branches (varint_bulk_template.h). */
 static inline unsigned avki_encode_class(uint64_t u)
 {
     return (unsigned)(u >= 0x4000) + (unsigned)(u >= (1u << 28)) + (unsigned)(u >= (1ULL << 56));
@@ -203,7 +223,10 @@ static inline uint64_t avki_len_bytes(unsigned len)
 /* Decodes one varint from w, the 8 bytes at p (which has 10 readable
  * bytes), with the single-value rule: 1- and 2-byte values by predictable
  * branches, longer ones by the word decoder. Returns the length, 0 when
- * malformed. */
+ * malformed. The short lengths are tested first because they are the
+ * common ones (small ints, lengths, counts, indexes); when lengths are
+ * random the branches mispredict, and the caller should use the word
+ * decoder alone. */
 static inline size_t avki_decode_u64_step(const uint8_t *p, uint64_t w, uint64_t *out)
 {
     if (!(w & 0x80)) {

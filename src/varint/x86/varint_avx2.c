@@ -235,6 +235,14 @@ AVKI_KTARGET static inline void plan_window(uint32_t stops, __m256i *prev, __m25
     unsigned c1 = (unsigned)__builtin_popcount(b0), c3 = (unsigned)__builtin_popcount(b2);
     unsigned n01 = c1 + (unsigned)__builtin_popcount(b1);
     const uint64_t step = 0x0808080808080808ULL;
+    /* Each byte of the stop mask gives, by table, the positions of its
+     * stops (at most 8, one a byte), plus 8 times the byte's index (step)
+     * to make them window indexes. Four such lists are then joined with no
+     * gaps: b0's c1 entries followed by b1's (merge_ctrl[c1]), likewise b2
+     * and b3, and finally the second pair slid up behind the first pair's
+     * n01 entries, across the two 16-byte halves of *last (slide and
+     * first_n, read at an offset of 16 - n01). Only counts pick the
+     * controls, so there is no branch on the layout of the stops. */
     /* Two 8-bit lists per register, the second moved down to follow the first. */
     __m128i x01 = _mm_set_epi64x((long long)(stop_positions[b1] + step), (long long)stop_positions[b0]);
     __m128i x23 = _mm_set_epi64x((long long)(stop_positions[b3] + 3 * step),
@@ -535,6 +543,13 @@ static inline unsigned nth_stop(uint32_t stops, unsigned count)
     return (unsigned)__builtin_ctz(stops);
 }
 
+/* The window classes are tried cheapest and commonest first: 32 one-byte
+ * values (small numbers) need one compare; a run of one length (ids,
+ * timestamps, fixed-width counters) one table lookup and compare; only
+ * then is a plan built for mixed lengths. Each test that fails costs a
+ * well-predicted branch, since data rarely changes class window to window.
+ * A window never reads more than WINDOW_READ bytes (LONG_WINDOW_READ where
+ * tested), and writes whole vectors only while n - i leaves room for them. */
 AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int64_t *out,
                                              size_t n, size_t *consumed)
 {
@@ -549,6 +564,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         uint32_t cont = (uint32_t)_mm256_movemask_epi8(chunk), stops = ~cont;
         unsigned count, last, w, k;
         __m256i prev, ends;
+        /* 32 one-byte values: widened straight from the window. */
         if (cont == 0 && n - i >= 32) {
             ones32_longs(out + i, chunk);
             p += 32;
@@ -558,11 +574,17 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         if (stops == 0)
             break; /* over 32 bytes: the tail reports it */
         w = (unsigned)__builtin_ctz(stops) + 1; /* the first value's length */
+        /* The window is a run of w-byte values exactly when its continuation
+         * bits equal the run's pattern (a value cut by the window's end
+         * continues, so it matches too). No plan is needed: value j starts
+         * at j * w, so the gathers are constants and the step is fixed. */
         if (cont == uniform_cont[w] && w <= 8) {
             /* All one length: constant gathers, a fixed step. */
             const __m256i ctrl = _mm256_load_si256((const __m256i *)uniform_ctrl[w]);
             const __m256i low7 = KV(K_B7F);
             int64_t *o = out + i;
+            /* 16 values of 2 bytes fill the window exactly: no shuffle,
+             * pairs of bytes pack in place. */
             if (w == 2 && n - i >= 16) {
                 __m256i z = unzigzag16(compact16(_mm256_and_si256(chunk, low7)));
                 __m128i lo = _mm256_castsi256_si128(z), hi = _mm256_extracti128_si256(z, 1);
@@ -574,6 +596,9 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 i += 16;
                 continue;
             }
+            /* 3 or 4 bytes: 4 values (at most 16 bytes) per 128-bit lane,
+             * the second lane loaded from value 4's start, each value moved
+             * into a 32-bit slot by the run's constant shuffle. */
             if (w != 2 && w <= 4 && n - i >= 8) {
                 __m256i src = _mm256_inserti128_si256(
                     chunk, _mm_loadu_si128((const __m128i *)(p + 4 * w)), 1);
@@ -586,7 +611,9 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
             }
             if (w > 4 && n - i >= 8 && (size_t)(end - p) >= 64) {
                 /* 8 values when the next 32 bytes keep the length: the
-                 * step is the serial part, so take two groups a step. */
+                 * step is the serial part, so take two groups a step. Two
+                 * values (at most 16 bytes) per 16-byte load, from values
+                 * 0, 2, 4 and 6: the last ends by 6 * 8 + 16 = 64. */
                 uint32_t cont2 = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)));
                 if (((uint64_t)cont2 << 32 | cont) == uniform_cont64[w]) {
                     __m256i a = _mm256_inserti128_si256(
@@ -603,6 +630,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                     continue;
                 }
             }
+            /* Otherwise 4 values, within the 32 bytes of the window. */
             if (w > 4 && n - i >= 4) {
                 __m256i src = _mm256_inserti128_si256(
                     chunk, _mm_loadu_si128((const __m128i *)(p + 2 * w)), 1);
@@ -613,6 +641,9 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 continue;
             }
         }
+        /* A run of 9- or 10-byte values: 4 values take up to 40 bytes, past
+         * the window, so the next 32 bytes' continuation bits must agree
+         * too; each value is one 16-byte load at its fixed start. */
         if (cont == uniform_cont[w] && w > 8 && n - i >= 4 && (size_t)(end - p) >= LONG_WINDOW_READ) {
             uint32_t cont2 = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)));
             if (((uint64_t)cont2 << 32 | cont) == uniform_cont64[w]) {
@@ -624,6 +655,11 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 }
             }
         }
+        /* Mixed lengths. count: the values that end in the window, at most
+         * n - i; last: the window index where the last of them ends. The
+         * next window starts at last + 1 whatever the gathers find, which
+         * is what lets windows overlap. Bytes after the last stop belong
+         * to a value the next window starts with. */
         count = (unsigned)__builtin_popcount(stops);
         if (AVK_LIKELY(count <= n - i)) {
             last = 31u - (unsigned)_lzcnt_u32(stops); /* from the bits: off the gathers' path */
@@ -631,10 +667,14 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
             count = (unsigned)(n - i);
             last = nth_stop(stops, count);
         }
+        /* The widest planned value decides the slot width for the whole
+         * window (continuation bits past last belong to the next one). */
         w = window_width((uint64_t)cont & ((2ULL << last) - 1));
         if (w != 0)
             plan_window(stops, &prev, &ends);
         if (w == 2) {
+            /* 16 values a gather (8 per 128-bit lane, 16 bytes of source
+             * from the lane's first value hold 8 values of 2 bytes). */
             for (k = 0; k < count && n - i - k >= 16; k += 16) {
                 __m256i z = unzigzag16(compact16(gather_group(p, prev, ends, k, 8, &c2)));
                 __m128i lo = _mm256_castsi256_si128(z), hi = _mm256_extracti128_si256(z, 1);
@@ -645,6 +685,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
                 _mm256_storeu_si256((__m256i *)(o + 12), _mm256_cvtepi16_epi64(_mm_srli_si128(hi, 8)));
             }
         } else if (w == 4) {
+            /* 8 values a gather, 4 of at most 4 bytes per lane. */
             for (k = 0; k < count && n - i - k >= 8; k += 8) {
                 __m256i z = unzigzag32(compact32(gather_group(p, prev, ends, k, 4, &c4)));
                 int64_t *o = out + i + k;
@@ -699,6 +740,9 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
         p += last + 1;
         i += count;
     }
+    /* Fewer than 48 bytes left (or a value over 32 bytes): the word decoder
+     * while 10 bytes are readable, byte by byte after, so nothing is read
+     * at or past in + len; a malformed value stops the loop at its start. */
     while (i < n) {
         uint64_t u;
         size_t k = (size_t)(end - p) >= 10 ? avki_decode_u64_word(p, &u)
@@ -755,6 +799,11 @@ AVKI_KTARGET static size_t ints_via_longs(const uint8_t *p, size_t avail, int32_
     return m;
 }
 
+/* The int decoder has the long decoder's windows without the run classes
+ * (the 2- and 4-byte slot paths take windows of short ints whole anyway).
+ * An int of 5 bytes does not fit the 32-bit slots and may carry bits beyond
+ * 32 in its last byte, so windows holding one go through the long decoder
+ * and are checked after (ints_via_longs), or a value at a time. */
 AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32_t *out,
                                             size_t n, size_t *consumed)
 {
@@ -776,6 +825,7 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
             i += 32;
             continue;
         }
+        /* 32 continuing bytes: the tail reports the bad value. */
         if (stops == 0)
             break;
         count = (unsigned)__builtin_popcount(stops);
@@ -999,6 +1049,12 @@ AVKI_KTARGET static inline __m256i zigzag64(__m256i v)
                             _mm256_cmpgt_epi64(_mm256_setzero_si256(), v));
 }
 
+/* Groups of 8 values, by how large the largest is: below 2^28 they fit
+ * 32-bit slots and the table-driven encode8_small packs them (one store of
+ * 8 bytes when all are 1-byte values); below 2^56, a group whose 8 values
+ * have one length (5-8 bytes) packs with a constant shuffle, others go 4
+ * at a time through encode4's computed offsets; larger values need the
+ * 2-byte tails of encode4's wide form. */
 AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, size_t n)
 {
     uint8_t *p = out;
@@ -1025,6 +1081,10 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
             /* All 8 of one length (5..8 here), as runs of timestamps or
              * ids often are: the zero groups say so, and a constant
              * shuffle packs them. */
+            /* za, zb: the zero groups of the spread values, one bit a byte.
+             * l is value 0's length (its highest nonzero group, plus one);
+             * every value has length l when, in each lane, byte l - 1 is
+             * nonzero and bytes l..7 are zero. */
             uint32_t za = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(xa, _mm256_setzero_si256()));
             uint32_t zb = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(xb, _mm256_setzero_si256()));
             unsigned l = 32u - (unsigned)_lzcnt_u32((~za & 0xff) | 1); /* value 0's length */

@@ -10,6 +10,25 @@
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx512cd," \
                           "bmi,bmi2,lzcnt,popcnt")))
 
+/*
+ * Decoding plans a 64-byte chunk at a time. One load gives 64 continuation
+ * bits (vpmovb2m); their complement, the stop bits, says where every value
+ * in the chunk ends. vpcompressb turns the stop bits into two byte lists,
+ * where each value starts and ends (plan_chunk); from those, groups of 8
+ * values are gathered into 64-bit lanes with vpermb and packed. The groups
+ * of a chunk do not depend on each other, and the next chunk's position
+ * depends only on the stop bits (PDEP finds the last planned stop), so
+ * the loads of the next chunk start while this one decodes: the serial
+ * part is one step per chunk, not one per value.
+ * A value that starts in the chunk but ends after it is not planned: the
+ * next chunk starts at it. A value too long for the type (over 10 bytes,
+ * over 5 for ints) or with bits beyond the type is left to the word or
+ * careful decoder, which reports it; that path also runs when a chunk
+ * plans nothing.
+ */
+
+/* Lookup vectors for the gathers: a byte's index in the chunk, its place
+ * in its 8-byte (or 16-byte) lane, and its lane. */
 static const uint8_t byte_index[64] __attribute__((aligned(64))) = {
     0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
     22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
@@ -66,26 +85,41 @@ AVKI_KTARGET static inline void plan_chunk(chunk_plan *c, uint64_t stops, unsign
     unsigned count = (unsigned)__builtin_popcountll(stops);
     uint64_t too_long, planned;
     __m512i lens_m1;
+    /* ends: the index of each stop byte, in order. starts: byte 0, then
+     * the byte after each stop ((stops << 1) | 1; the stop at byte 63
+     * shifts out, as its successor starts in the next chunk). Bytes past
+     * count are zero (maskz), so lens_m1 there is junk: every test on it
+     * is masked to the first count values. */
     c->ends = _mm512_maskz_compress_epi8(stops, index);
     c->starts = _mm512_maskz_compress_epi8((stops << 1) | 1, index);
     lens_m1 = _mm512_sub_epi8(c->ends, c->starts);
     too_long = _mm512_cmpgt_epu8_mask(lens_m1, _mm512_set1_epi8((char)(max_len - 1)));
     too_long &= count >= 64 ? ~0ULL : (1ULL << count) - 1;
+    /* Plan only the values before the first too long one: the careful
+     * path meets it, in order, and reports it at its first byte. */
     if (too_long)
         count = (unsigned)__builtin_ctzll(too_long);
     c->count = want < count ? (unsigned)want : count;
+    /* over8: some value needs its 9th and 10th bytes gathered too, a
+     * second permute per group that chunks of short values skip. */
     planned = c->count >= 64 ? ~0ULL : (1ULL << c->count) - 1;
     c->over8 = (_mm512_cmpgt_epu8_mask(lens_m1, _mm512_set1_epi8(7)) & planned) != 0;
 }
 
-/* Chunk index one past the last planned value. */
+/* Chunk index one past the last planned value: PDEP deposits a single bit
+ * onto the count-th set bit of stops, whose index TZCNT gives. */
 AVKI_KTARGET static inline unsigned plan_end(uint64_t stops, unsigned count)
 {
     return (unsigned)__builtin_ctzll(_pdep_u64(1ULL << (count - 1), stops)) + 1;
 }
 
 /* Gathers the first 8 bytes of values 8g..8g+7 into 64-bit lanes (zero
- * past each value's end); *hi_out receives bytes 9 and 10 when wanted. */
+ * past each value's end); *hi_out receives bytes 9 and 10 when wanted.
+ * sel sends entry 8g + j of the plan to every byte of lane j; idx is then
+ * start + k for byte k of the lane, kept while it is at most the value's
+ * end. Lanes past the planned values gather junk: callers store and test
+ * only the planned lanes. hi takes idx + 8 in bytes 0 and 1 of each lane
+ * (mask 0x0303...), the value's 9th and 10th bytes when it has them. */
 AVKI_KTARGET static inline __m512i gather_group(const chunk_plan *c, __m512i chunk, unsigned g,
                                                 __m512i *hi_out)
 {
@@ -108,12 +142,18 @@ AVKI_KTARGET static size_t avx512_decode_longs(const uint8_t *in, size_t len, in
     const uint8_t *p = in, *end = in + len;
     const __m512i low7 = _mm512_set1_epi8(0x7f);
     size_t i = 0;
+    /* A chunk reads 64 bytes at p and nothing past them: every value it
+     * plans ends in them, and the word decoder's 10 bytes below start at
+     * p. Output is limited by want = n - i, so no guard on out is needed
+     * beyond the ones shortcut's 64. */
     while (i < n && (size_t)(end - p) >= 64) {
         __m512i chunk = _mm512_loadu_si512(p);
         uint64_t stops = ~(uint64_t)_mm512_movepi8_mask(chunk);
         chunk_plan c;
         unsigned g, done = 0, guess;
         const uint8_t *next;
+        /* Tested first: small values are the common case and this one
+         * needs no plan at all. */
         if (stops == ~0ULL && n - i >= 64) { /* 64 one-byte values */
             unsigned q;
             for (q = 0; q < 8; q++) {
@@ -139,6 +179,9 @@ AVKI_KTARGET static size_t avx512_decode_longs(const uint8_t *in, size_t len, in
             if (!c.over8) {
                 x = compact_lanes(_mm512_and_si512(gather_group(&c, chunk, g, NULL), low7));
             } else {
+                /* Bytes 9 and 10 add bits 56-62 and 63: packed into 14 bits
+                 * (vpmaddubsw) and shifted up 56; what lands above bit 63
+                 * is the bits a long may not have, refused first. */
                 x = gather_group(&c, chunk, g, &hi);
                 /* A 10th byte may hold only bit 63. */
                 if (AVK_UNLIKELY(_mm512_mask_test_epi64_mask(lanes, hi, _mm512_set1_epi64(0xfe00)) != 0))
@@ -150,6 +193,9 @@ AVKI_KTARGET static size_t avx512_decode_longs(const uint8_t *in, size_t len, in
             _mm512_mask_storeu_epi64(out + i + done, lanes, zigzag_decode_lanes(x));
             done += k;
         }
+        /* A group that failed its check is not counted: the next chunk
+         * starts at its first value, and if that value is the bad one the
+         * plan comes back empty and the word decoder below reports it. */
         if (done == 0) { /* a long or bad value first: one value the careful way */
             uint64_t u;
             size_t k2 = avki_decode_u64_word(p, &u);
@@ -220,6 +266,8 @@ AVKI_KTARGET static size_t avx512_decode_ints(const uint8_t *in, size_t len, int
                                      _mm512_cvtepi64_epi32(zigzag_decode_lanes(x)));
             done += k;
         }
+        /* With the int rules: at most 5 bytes, no bits beyond 32 (the word
+         * decoder would take a 6-10 byte value that an int may not have). */
         if (done == 0) {
             uint64_t u;
             size_t k2 = avki_decode_careful(p, (size_t)(end - p), AVK_VARINT_INT_MAX, &u);
@@ -271,7 +319,10 @@ AVKI_KTARGET static inline __m512i lane_lengths(__m512i u)
 
 /* Writes the kept bytes of x packed at out, with continuation bits on every
  * kept byte but the last of its lane (lanes of lane_bits bytes). Returns the
- * bytes written; out needs 64 writable bytes. */
+ * bytes written; out needs 64 writable bytes. A byte continues when the
+ * next byte is kept too (keep >> 1) and is in the same lane (lane_tops has
+ * the top byte of each lane). vpcompressb then packs the kept bytes of all
+ * lanes together, so the lanes' values land one after the other. */
 AVKI_KTARGET static inline size_t emit_lanes(uint8_t *out, __m512i x, __mmask64 keep,
                                              uint64_t lane_tops)
 {
@@ -282,7 +333,9 @@ AVKI_KTARGET static inline size_t emit_lanes(uint8_t *out, __m512i x, __mmask64 
 }
 
 /* Encodes 8 zigzagged values, each below 2^56, from 8-byte lanes. out needs
- * 64 writable bytes. */
+ * 64 writable bytes. Each lane's length byte is broadcast to the lane's 8
+ * bytes (vpshufb with byte 0 or 8 of each 128-bit lane), and a byte is kept
+ * while its place in the lane is below the length. */
 AVKI_KTARGET static inline size_t encode8_short(uint8_t *out, __m512i u)
 {
     const __m512i byte0 = _mm512_set_epi64(0x0808080808080808LL, 0, 0x0808080808080808LL, 0,
@@ -293,7 +346,12 @@ AVKI_KTARGET static inline size_t encode8_short(uint8_t *out, __m512i u)
 }
 
 /* Encodes 8 zigzagged values of any size through 16-byte lanes, 4 values
- * per store. out needs 104 writable bytes. */
+ * per store. out needs 104 writable bytes. A value of 9 or 10 bytes does
+ * not fit an 8-byte lane, so each value gets 16: its 8 spread bytes (bits
+ * 0-55) and a tail qword with bits 56-62 in byte 8 and bit 63 in byte 9.
+ * a holds values 0-3 (lo, hi interleaved by qword), b values 4-7. Each
+ * half is one 64-byte store holding at most 40 bytes that count; the
+ * second starts where the first's end, hence 64 + 40 = 104. */
 AVKI_KTARGET static inline size_t encode8_any(uint8_t *out, __m512i u)
 {
     const uint64_t tops = 0x8000800080008000ULL;
@@ -333,6 +391,8 @@ AVKI_KTARGET static size_t avx512_encode_longs(uint8_t *out, const int64_t *in, 
 {
     uint8_t *p = out;
     size_t i = 0;
+    /* Values below 2^56 (8 bytes or fewer: timestamps, ids, counts) take
+     * the 8-byte lanes; a group with a larger one takes 16-byte lanes. */
     const __m512i limit = _mm512_set1_epi64((long long)((1ULL << 56) - 1));
     /* Room: out holds 10 bytes per value, so 16 values left leave 160 >= 104. */
     for (; n - i >= 16; i += 8) {
@@ -352,7 +412,8 @@ AVKI_KTARGET static size_t avx512_encode_ints(uint8_t *out, const int32_t *in, s
 {
     uint8_t *p = out;
     size_t i = 0;
-    /* Room: 5 bytes per value plus 10, so 16 values left guarantee 64. */
+    /* Room: 5 bytes per value plus 10, so 16 values left guarantee 64.
+     * Zigzagged ints are below 2^32: always the 8-byte lanes. */
     for (; n - i >= 16; i += 8) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
         __m256i u = _mm256_xor_si256(_mm256_slli_epi32(v, 1), _mm256_srai_epi32(v, 31));

@@ -6,7 +6,11 @@
 
 #define AVKI_KTARGET __attribute__((target("bmi,bmi2,lzcnt")))
 
-/* Encodes with PDEP for values below 2^56 (up to 8 bytes). */
+/* Encodes with PDEP for values below 2^56 (up to 8 bytes): PDEP spreads
+ * the value into the low 7 bits of each byte, and BZHI keeps the
+ * continuation bits of the first len - 1 bytes, len from LZCNT (ceil of
+ * bits / 7 by multiply and shift, as avki_varint_len). One 8-byte store
+ * whatever the length: the caller's room allows it. */
 AVKI_KTARGET static inline size_t bmi2_encode_one(uint8_t *p, uint64_t u)
 {
     if (AVK_LIKELY(u < 0x4000)) /* 1-2 bytes: no branch between the two */
@@ -20,6 +24,8 @@ AVKI_KTARGET static inline size_t bmi2_encode_one(uint8_t *p, uint64_t u)
     return avki_encode_u64_word(p, u);
 }
 
+/* The template's word operations as single instructions: PEXT gathers the
+ * 7-bit groups of the bytes selected by bits into one value. */
 #define AVKI_KFN(name) bmi2_##name
 #define AVKI_EXTRACT(w, bits) _pext_u64((w), (bits) & AVKI_LOW7_BITS)
 #define AVKI_EXTRACT0(x, len) _pext_u64((x), AVKI_LOW7_BITS)
