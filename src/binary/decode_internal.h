@@ -2,7 +2,7 @@
 #ifndef AVK_BINARY_DECODE_INTERNAL_H
 #define AVK_BINARY_DECODE_INTERNAL_H
 
-#include "binary/plan_internal.h"
+#include "plan/plan_format.h"
 #include "avrokit/macros.h"
 #include "common/arena.h"
 #include "common/value_path.h"

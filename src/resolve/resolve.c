@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "avrokit/resolve.h"
-#include "binary/plan_internal.h"
+#include "plan/plan_format.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
 #include "avro_json/avro_json_internal.h"

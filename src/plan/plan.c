@@ -1,8 +1,8 @@
-/* Plan compiler: one node per distinct type (so recursive types close into loops), children as flat steps. */
+/* Plan compiler (the format is in plan_format.h): one node per distinct type (so recursive types close into loops), children as flat steps. */
 #include <stdint.h>
 #include <string.h>
 
-#include "binary/plan_internal.h"
+#include "plan/plan_format.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
 
