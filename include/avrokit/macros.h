@@ -7,11 +7,16 @@
 #define AVK_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define AVK_INLINE static inline __attribute__((always_inline))
 #define AVK_EXPORT __attribute__((visibility("default")))
+/* Error paths: kept out of the hot code's way, and printf formats checked. */
+#define AVK_COLD __attribute__((cold))
+#define AVK_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
 #else
 #define AVK_LIKELY(x) (x)
 #define AVK_UNLIKELY(x) (x)
 #define AVK_INLINE static inline
 #define AVK_EXPORT
+#define AVK_COLD
+#define AVK_PRINTF(fmt, first)
 #endif
 
 #endif
