@@ -16,7 +16,8 @@
  * - an array or map block: avk_check_read_block reads its header, then
  *   avk_check_items checks the count against the limits, and
  *   avk_check_items_take says how many items to make room for now, so a
- *   lying count never makes anything allocate ahead of the input;
+ *   lying count never makes anything allocate ahead of the input; after
+ *   its items, avk_check_block_end checks the block's byte size;
  * - a failure deep in a value: each level puts its place in front of an
  *   avk_check_path while returning, and the outermost caller reports it
  *   with avk_check_path_report.
