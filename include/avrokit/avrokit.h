@@ -6,6 +6,7 @@
 #include "avrokit/arena.h"
 #include "avrokit/avro_json.h"
 #include "avrokit/builder.h"
+#include "avrokit/check.h"
 #include "avrokit/codec.h"
 #include "avrokit/file.h"
 #include "avrokit/kernel.h"

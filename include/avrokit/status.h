@@ -53,6 +53,15 @@ AVK_EXPORT const char *avk_status_name(avk_status status);
 /* Resets an error record to "no error". NULL is allowed and ignored. */
 AVK_EXPORT void avk_error_clear(avk_error *err);
 
+/* Fills err as the library fills its own errors: status, offset (or
+ * AVK_OFFSET_UNKNOWN), the message formatted from fmt (cut to fit), path
+ * cleared, block -1, sys_errno 0. NULL err is allowed and ignored. Returns
+ * status, so a failing function can `return avk_error_set(...)`. For
+ * sources (avk_source_fn), sinks and generated code; the library's own
+ * errors are set by this same function. */
+avk_status avk_error_set(avk_error *err, avk_status status, uint64_t offset, const char *fmt, ...)
+    AVK_COLD AVK_PRINTF(4, 5);
+
 #ifdef __cplusplus
 }
 #endif

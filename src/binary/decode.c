@@ -20,9 +20,9 @@
 static avk_status length_past_size_max(dctx *c, uint64_t n, uint64_t off, const char *what)
 {
     AVK_TRY(avk_reader_skip(c->r, n, c->err));
-    return avki_decode_fail(c->err, AVK_ERR_NO_MEMORY, off,
-                            "%s of %llu bytes is more than this process can hold", what,
-                            (unsigned long long)n);
+    return avki_error_set(c->err, AVK_ERR_NO_MEMORY, off,
+                          "%s of %llu bytes is more than this process can hold", what,
+                          (unsigned long long)n);
 }
 #endif
 
@@ -33,11 +33,9 @@ AVK_INLINE avk_status read_length(dctx *c, uint64_t *len, uint64_t off, const ch
     avk_reader *r = c->r;
     int64_t n;
     AVK_TRY(avk_reader_read_long(r, &n, c->err));
-    AVK_TRY(avki_check_length(n, c->limits->max_bytes, off, what, c->err));
-    if (AVK_UNLIKELY(c->memory && (uint64_t)n > (uint64_t)(r->end - r->pos)))
-        return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
-                                "%s length %lld but only %zu bytes remain", what, (long long)n,
-                                (size_t)(r->end - r->pos));
+    AVK_TRY(avk_check_length(n, c->limits->max_bytes,
+                             c->memory ? (uint64_t)(r->end - r->pos) : UINT64_MAX, off, what,
+                             c->err));
 #if SIZE_MAX < UINT64_MAX
     if (AVK_UNLIKELY((uint64_t)n >= SIZE_MAX))
         return length_past_size_max(c, (uint64_t)n, off, what);
@@ -106,8 +104,8 @@ AVK_INLINE avk_status read_payload(dctx *c, size_t len, const uint8_t **out)
 
 static avk_status bad_utf8(dctx *c, uint64_t off, size_t len)
 {
-    return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                            "string of %zu bytes is not valid UTF-8", len);
+    return avki_error_set(c->err, AVK_ERR_MALFORMED, off,
+                          "string of %zu bytes is not valid UTF-8", len);
 }
 
 AVK_INLINE avk_status read_string(dctx *c, avk_bytes *out, int text)
@@ -128,9 +126,9 @@ static avk_status read_fixed(dctx *c, size_t size, avk_bytes *out)
     /* A memory reader holds all there is: check before copying (the size
      * comes from the schema, which may come from the input's header). */
     if (c->memory && AVK_UNLIKELY((size_t)(r->end - r->pos) < size))
-        return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, avk_reader_offset(r),
-                                "fixed of %zu bytes but only %zu remain", size,
-                                (size_t)(r->end - r->pos));
+        return avki_error_set(c->err, AVK_ERR_TRUNCATED, avk_reader_offset(r),
+                              "fixed of %zu bytes but only %zu remain", size,
+                              (size_t)(r->end - r->pos));
     if (c->views) {
         out->data = r->pos;
         r->pos += size;
@@ -141,15 +139,15 @@ static avk_status read_fixed(dctx *c, size_t size, avk_bytes *out)
 
 static avk_status bad_boolean(dctx *c, uint8_t b)
 {
-    return avki_decode_fail(c->err, AVK_ERR_MALFORMED, avk_reader_offset(c->r) - 1,
-                            "boolean byte is 0x%02x, expected 0 or 1", b);
+    return avki_error_set(c->err, AVK_ERR_MALFORMED, avk_reader_offset(c->r) - 1,
+                          "boolean byte is 0x%02x, expected 0 or 1", b);
 }
 
 static avk_status bad_index(dctx *c, uint64_t off, const char *what, int64_t idx, uint32_t count)
 {
-    return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "%s index %lld out of range (%u %s)",
-                            what, (long long)idx, count,
-                            what[0] == 'u' ? "branches" : "symbols");
+    return avki_error_set(c->err, AVK_ERR_MALFORMED, off, "%s index %lld out of range (%u %s)",
+                          what, (long long)idx, count,
+                          what[0] == 'u' ? "branches" : "symbols");
 }
 
 /* Record fields' varints: the branch-free word decoder for every length,
@@ -197,10 +195,10 @@ static avk_status read_enum(dctx *c, const avki_node *n, avk_value *v)
     if (n->store) { /* resolving: the reader's symbol */
         const avki_rx *x = c->rx + n->extra;
         if (AVK_UNLIKELY(x->map[idx] < 0))
-            return avki_decode_fail(c->err, AVK_ERR_RESOLUTION, off,
-                                    "writer symbol %s is not in reader enum %s, which has "
-                                    "no default",
-                                    x->writer->symbols[idx], n->type->fullname);
+            return avki_error_set(c->err, AVK_ERR_RESOLUTION, off,
+                                  "writer symbol %s is not in reader enum %s, which has "
+                                  "no default",
+                                  x->writer->symbols[idx], n->type->fullname);
         idx = x->map[idx];
     }
     v->u.index = (uint32_t)idx;
@@ -269,8 +267,8 @@ AVK_INLINE avk_status decode_leaf(dctx *c, const avki_step *s, avk_value *v)
     case AVKI_OP_FIXED:
         return read_fixed(c, c->nodes[s->node].count, &v->u.bytes);
     default: /* AVKI_OP_FAIL */
-        return avki_decode_fail(c->err, AVK_ERR_RESOLUTION, avk_reader_offset(c->r), "%s",
-                                c->rx[c->nodes[s->node].extra].message);
+        return avki_error_set(c->err, AVK_ERR_RESOLUTION, avk_reader_offset(c->r), "%s",
+                              c->rx[c->nodes[s->node].extra].message);
     }
 }
 
@@ -545,8 +543,8 @@ AVK_INLINE int is_leaf_op(uint8_t op)
 
 static avk_status depth_exceeded(dctx *c)
 {
-    return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
-                            "nesting deeper than max_depth (%zu)", c->limits->max_depth);
+    return avki_error_set(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                          "nesting deeper than max_depth (%zu)", c->limits->max_depth);
 }
 
 /* Doubles a stack of n elements of size bytes in the arena (old copies
@@ -743,8 +741,8 @@ static int decode_child(dctx *c, const avki_step *s, avk_value *v)
             continue;
         }
         default:
-            return avki_decode_fail(c->err, AVK_ERR_INVALID_ARGUMENT, avk_reader_offset(r),
-                                    "plan step with op %u cannot be decoded", (unsigned)s->op);
+            return avki_error_set(c->err, AVK_ERR_INVALID_ARGUMENT, avk_reader_offset(r),
+                                  "plan step with op %u cannot be decoded", (unsigned)s->op);
         }
     }
 }
@@ -754,8 +752,8 @@ avk_status avki_decode_leaf_unwrap(dctx *c, const avki_step *s, avk_value *v)
     int st = decode_child(c, s, v);
     /* Typed items are leaves, or a writer's union of leaves: nothing to push. */
     if (AVK_UNLIKELY(st == DEC_PUSHED))
-        return avki_decode_fail(c->err, AVK_ERR_INVALID_ARGUMENT, avk_reader_offset(c->r),
-                                "plan stores compound items in a typed array");
+        return avki_error_set(c->err, AVK_ERR_INVALID_ARGUMENT, avk_reader_offset(c->r),
+                              "plan stores compound items in a typed array");
     return (avk_status)st;
 }
 
@@ -945,10 +943,9 @@ AVK_INLINE avk_status next_chunk(dctx *c, dcoll *b, const avki_node *n, avk_valu
             *done = 0;
             return AVK_OK;
         }
-        if (AVK_UNLIKELY(b->end != UINT64_MAX && avk_reader_offset(c->r) != b->end))
-            return avki_dblock_size_wrong(c, b->off, b->end);
+        AVK_TRY(avk_check_block_end(c->r, b->off, b->end, c->err));
         b->off = avk_reader_offset(c->r);
-        AVK_TRY(avki_dread_block(c, b->off, &b->left, &b->end));
+        AVK_TRY(avk_check_read_block(c->r, b->off, &b->left, &b->end, c->err));
         if (b->left == 0) {
             *done = 1;
             return AVK_OK;

@@ -78,39 +78,9 @@ static inline void avki_dtail(dctx *c, avki_seg_kind kind, uint64_t index, const
     avki_place_front(&c->place, kind, index, name, AVK_OK);
 }
 
-/* Reads a block header at offset off: *count items (0 ends the
- * collection); *end gets the offset where a block with a byte size must
- * end, else UINT64_MAX. */
-AVK_INLINE avk_status avki_dread_block(dctx *c, uint64_t off, uint64_t *count, uint64_t *end)
-{
-    avk_reader *r = c->r;
-    int64_t n;
-    *end = UINT64_MAX;
-    AVK_TRY(avk_reader_read_long(r, &n, c->err));
-    if (n < 0) {
-        int64_t size;
-        if (AVK_UNLIKELY(n == INT64_MIN))
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                    "block count -2^63 cannot be negated");
-        n = -n;
-        AVK_TRY(avk_reader_read_long(r, &size, c->err));
-        if (AVK_UNLIKELY(size < 0))
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off, "negative block size %lld",
-                                    (long long)size);
-        /* A size beyond the input is not refused here: a stream cannot
-         * know, and memory must give the status a stream gives (the items
-         * run out: TRUNCATED, unless one of them is malformed first). */
-        *end = avk_reader_offset(r) + (uint64_t)size;
-    }
-    *count = (uint64_t)n;
-    return AVK_OK;
-}
-
-/* The error for a block whose byte size (ending at end) disagrees with its items. */
-avk_status avki_dblock_size_wrong(dctx *c, uint64_t off, uint64_t end) __attribute__((cold));
-
 /* How many of a block's left items to decode now, after checking them
- * against the limits and the input (total were decoded before). */
+ * against the limits and the input (total were decoded before):
+ * avk_check_items, then avk_check_items_take. */
 avk_status avki_dtake_items(dctx *c, uint64_t total, uint64_t left, uint64_t min_size,
                             int may_be_malformed, uint64_t off, uint64_t *take);
 

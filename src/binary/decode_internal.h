@@ -1,29 +1,12 @@
-/* Pieces shared by the decoder and the skipper: cold error reporting, length checks, UTF-8 checks, nested skipping. */
+/* Pieces shared by the decoder and the skipper: UTF-8 checks, nested skipping (the input checks are avrokit/check.h). */
 #ifndef AVK_BINARY_DECODE_INTERNAL_H
 #define AVK_BINARY_DECODE_INTERNAL_H
 
-#include "binary/plan_internal.h"
+#include "avrokit/check.h"
 #include "avrokit/macros.h"
+#include "plan/plan_format.h"
 #include "common/arena.h"
 #include "common/value_path.h"
-
-/* Fills err (path cleared) and returns st. */
-avk_status avki_decode_fail(avk_error *err, avk_status st, uint64_t offset, const char *fmt, ...)
-    __attribute__((cold, format(printf, 4, 5)));
-
-/* Cold: the error for a length n read at off that is negative
- * (MALFORMED) or above max_bytes (LIMIT). */
-avk_status avki_length_error(avk_error *err, int64_t n, uint64_t max_bytes, uint64_t off,
-                             const char *what) __attribute__((cold));
-
-/* Checks a string, bytes or map key length just read at off. */
-static inline avk_status avki_check_length(int64_t n, uint64_t max_bytes, uint64_t off,
-                                           const char *what, avk_error *err)
-{
-    if (AVK_LIKELY(n >= 0 && (uint64_t)n <= max_bytes))
-        return AVK_OK;
-    return avki_length_error(err, n, max_bytes, off, what);
-}
 
 /* Skips one value of plain node `node` of plan (the decoder skips a
  * writer's field this way in a resolving record), starting at nesting

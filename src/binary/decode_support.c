@@ -1,4 +1,4 @@
-/* Cold pieces the decoder, skipper and encoder share: error filling, the error's place, UTF-8 checks. */
+/* Cold pieces the decoder, skipper and encoder share: allocation and mismatch errors, UTF-8 checks. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,54 +7,29 @@
 #include "binary/encode_internal.h"
 #include "common/error.h"
 
-avk_status avki_decode_fail(avk_error *err, avk_status st, uint64_t offset, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err)
-        return st;
-    avk_error_clear(err);
-    err->status = st;
-    err->offset = offset;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
-avk_status avki_length_error(avk_error *err, int64_t n, uint64_t max_bytes, uint64_t off,
-                             const char *what)
-{
-    if (n < 0)
-        return avki_decode_fail(err, AVK_ERR_MALFORMED, off, "negative %s length %lld", what,
-                                (long long)n);
-    return avki_decode_fail(err, AVK_ERR_LIMIT, off, "%s length %lld is above max_bytes (%llu)",
-                            what, (long long)n, (unsigned long long)max_bytes);
-}
-
 avk_status avki_encode_mismatch(avk_error *err, const char *fmt, ...)
 {
+    char msg[AVK_ERROR_MESSAGE_MAX];
     va_list ap;
     if (!err)
         return AVK_ERR_INVALID_ARGUMENT;
-    avk_error_clear(err);
-    err->status = AVK_ERR_INVALID_ARGUMENT;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return AVK_ERR_INVALID_ARGUMENT;
+    return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN, "%s", msg);
 }
 
 avk_status avki_dalloc_failed(dctx *c, size_t size)
 {
     if (c->mem > c->limits->max_memory)
-        return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
-                                "value needs more than max_memory (%llu bytes)",
-                                (unsigned long long)c->limits->max_memory);
+        return avki_error_set(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                              "value needs more than max_memory (%llu bytes)",
+                              (unsigned long long)c->limits->max_memory);
     if (c->arena->limit_hit)
-        return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
-                                "arena limit reached allocating %zu bytes", size);
-    return avki_decode_fail(c->err, AVK_ERR_NO_MEMORY, avk_reader_offset(c->r),
-                            "out of memory allocating %zu bytes", size);
+        return avki_error_set(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                              "arena limit reached allocating %zu bytes", size);
+    return avki_error_set(c->err, AVK_ERR_NO_MEMORY, avk_reader_offset(c->r),
+                          "out of memory allocating %zu bytes", size);
 }
 
 /* Valid UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF). */

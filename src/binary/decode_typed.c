@@ -1,67 +1,17 @@
-/* Decoder pieces that work per block, not per value: block headers, item counts against the limits, typed arrays. */
+/* Decoder pieces that work per block, not per value: item counts against the limits and the input, growth, typed arrays. */
 #include <string.h>
 
 #include "binary/decode_ctx.h"
 #include "common/error.h"
 #include "io/reader_internal.h"
 
-/* Items decoded per chunk from a stream when the bytes buffered do not
- * cover a block: the array grows as bytes actually arrive, so a hostile
- * count cannot make us allocate ahead of the input. */
-#define STREAM_CHUNK_ITEMS 4096
-
-/* A block whose byte size disagrees with its items is malformed: a skipper
- * trusting the size would land elsewhere than a decoder. */
-avk_status avki_dblock_size_wrong(dctx *c, uint64_t off, uint64_t end)
-{
-    return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                            "block byte size ends at offset %llu but its items end at %llu",
-                            (unsigned long long)end,
-                            (unsigned long long)avk_reader_offset(c->r));
-}
-
-/* Memory and stream readers must give one status for the same bytes. A
- * count too large for what remains is TRUNCATED only where no item could
- * be malformed first (items of fixed size whose every byte pattern is
- * valid); otherwise the items that fit are decoded, as a stream decodes
- * what arrives, and the first item that does not fit (or does not
- * decode) gives the status. Allocation stays within what the input backs. */
+/* The limits first, then how many the input backs (avrokit/check.h says
+ * why memory and stream readers take them as they do). */
 avk_status avki_dtake_items(dctx *c, uint64_t total, uint64_t left, uint64_t min_size,
                             int may_be_malformed, uint64_t off, uint64_t *take)
 {
-    avk_reader *r = c->r;
-    uint64_t avail = (uint64_t)(r->end - r->pos), n = left;
-    if (AVK_UNLIKELY(left > c->limits->max_items - total || total > c->limits->max_items))
-        return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
-                                "collection of more than max_items (%llu) items",
-                                (unsigned long long)c->limits->max_items);
-    if (min_size == 0) {
-        c->empty += left;
-        if (AVK_UNLIKELY(c->empty > c->limits->max_empty_items))
-            return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
-                                    "more than max_empty_items (%llu) zero-byte items",
-                                    (unsigned long long)c->limits->max_empty_items);
-    } else if (left > avail / min_size) {
-        if (c->memory) {
-            if (!may_be_malformed)
-                return avki_decode_fail(
-                    c->err, AVK_ERR_TRUNCATED, off,
-                    "block of %llu items needs at least %llu bytes but only %llu remain",
-                    (unsigned long long)left,
-                    (unsigned long long)(left > UINT64_MAX / min_size ? UINT64_MAX
-                                                                       : left * min_size),
-                    (unsigned long long)avail);
-            n = avail / min_size;
-            if (n == 0)
-                n = 1; /* it fails on its own, with the status a stream gets */
-        } else {
-            n = avail / min_size;
-            if (n < STREAM_CHUNK_ITEMS)
-                n = left < STREAM_CHUNK_ITEMS ? left : STREAM_CHUNK_ITEMS;
-        }
-    }
-    *take = n;
-    return AVK_OK;
+    AVK_TRY(avk_check_items(c->limits, total, left, min_size, &c->empty, off, c->err));
+    return avk_check_items_take(c->r, left, min_size, may_be_malformed, off, take, c->err);
 }
 
 /* Grows by doubling; the old storage stays in the arena until reset. */
@@ -233,9 +183,9 @@ static avk_status read_typed(dctx *c, const avki_node *n, void *dst, size_t coun
             while (((const uint8_t *)dst)[i] <= 1)
                 i++;
             *bad = i;
-            return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off + i,
-                                    "boolean byte is 0x%02x, expected 0 or 1",
-                                    ((const uint8_t *)dst)[i]);
+            return avki_error_set(c->err, AVK_ERR_MALFORMED, off + i,
+                                  "boolean byte is 0x%02x, expected 0 or 1",
+                                  ((const uint8_t *)dst)[i]);
         }
         *bad = have;
         return st;
@@ -251,8 +201,8 @@ static avk_status read_typed(dctx *c, const avki_node *n, void *dst, size_t coun
             uint64_t have = avk_reader_offset(r) - off;
             *bad = (size_t)(have / size);
             if (st == AVK_ERR_TRUNCATED)
-                return avki_decode_fail(c->err, st, off + *bad * size,
-                                        "input ends inside an item of %zu bytes", size);
+                return avki_error_set(c->err, st, off + *bad * size,
+                                      "input ends inside an item of %zu bytes", size);
         }
         return st;
     }
@@ -270,7 +220,7 @@ avk_status avki_decode_typed_array(dctx *c, const avki_node *n, avk_value *v)
 
     for (;;) {
         uint64_t left = 0, end, off = avk_reader_offset(c->r);
-        AVK_TRY(avki_dread_block(c, off, &left, &end));
+        AVK_TRY(avk_check_read_block(c->r, off, &left, &end, c->err));
         if (left == 0)
             break;
         while (left) {
@@ -292,8 +242,7 @@ avk_status avki_decode_typed_array(dctx *c, const avki_node *n, avk_value *v)
             total += take;
             left -= take;
         }
-        if (AVK_UNLIKELY(end != UINT64_MAX && avk_reader_offset(c->r) != end))
-            return avki_dblock_size_wrong(c, off, end);
+        AVK_TRY(avk_check_block_end(c->r, off, end, c->err));
     }
     v->u.array.items = items;
     v->u.array.count = (size_t)total;

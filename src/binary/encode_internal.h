@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "binary/plan_internal.h"
+#include "plan/plan_format.h"
 #include "common/value_path.h"
 
 /* Writes a whole array of n typed items (stored as avk_array_is_typed

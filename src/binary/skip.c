@@ -94,8 +94,8 @@ static avk_status skip_payload_slow(sctx *c, uint64_t n, uint64_t off, const cha
 {
     avk_status st = avk_reader_skip(c->r, n, c->err);
     if (st == AVK_ERR_TRUNCATED)
-        return avki_decode_fail(c->err, st, off, "%s length %llu but the input ends first", what,
-                                (unsigned long long)n);
+        return avki_error_set(c->err, st, off, "%s length %llu but the input ends first", what,
+                              (unsigned long long)n);
     return st;
 }
 
@@ -105,7 +105,9 @@ AVK_INLINE avk_status skip_length(sctx *c, const char *what)
     int64_t n;
     uint64_t off = avk_reader_offset(r);
     AVK_TRY(avk_reader_read_long(r, &n, c->err));
-    AVK_TRY(avki_check_length(n, c->limits->max_bytes, off, what, c->err));
+    /* Not against what remains: a payload past the end is reported as a
+     * stream reports it (skip_payload_slow), whatever the reader. */
+    AVK_TRY(avk_check_length(n, c->limits->max_bytes, UINT64_MAX, off, what, c->err));
     if (AVK_LIKELY((uint64_t)(r->end - r->pos) >= (uint64_t)n)) {
         r->pos += n;
         return AVK_OK;
@@ -121,8 +123,8 @@ static avk_status skip_enum(sctx *c, const avki_node *n)
     uint64_t off = avk_reader_offset(r);
     AVK_TRY(avk_reader_read_int(r, &idx, c->err));
     if (AVK_UNLIKELY(idx < 0 || (uint32_t)idx >= n->count))
-        return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                "enum index %d out of range (%u symbols)", idx, n->count);
+        return avki_error_set(c->err, AVK_ERR_MALFORMED, off,
+                              "enum index %d out of range (%u symbols)", idx, n->count);
     return AVK_OK;
 }
 
@@ -183,14 +185,14 @@ enum { SK_RECORD, SK_ARRAY, SK_MAP };
 
 static avk_status depth_exceeded(sctx *c)
 {
-    return avki_decode_fail(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
-                            "nesting deeper than max_depth (%zu)", c->limits->max_depth);
+    return avki_error_set(c->err, AVK_ERR_LIMIT, avk_reader_offset(c->r),
+                          "nesting deeper than max_depth (%zu)", c->limits->max_depth);
 }
 
 static avk_status stack_failed(sctx *c)
 {
-    return avki_decode_fail(c->err, AVK_ERR_NO_MEMORY, avk_reader_offset(c->r),
-                            "out of memory for %zu levels of nesting", c->stack.n + 1);
+    return avki_error_set(c->err, AVK_ERR_NO_MEMORY, avk_reader_offset(c->r),
+                          "out of memory for %zu levels of nesting", c->stack.n + 1);
 }
 
 
@@ -290,9 +292,9 @@ static int skip_child(sctx *c, const avki_step *s)
                 return depth_exceeded(c);
             AVK_TRY(avk_reader_read_long(c->r, &idx, c->err));
             if (AVK_UNLIKELY(idx < 0 || (uint64_t)idx >= n->count))
-                return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                        "union branch index %lld out of range (%u branches)",
-                                        (long long)idx, n->count);
+                return avki_error_set(c->err, AVK_ERR_MALFORMED, off,
+                                      "union branch index %lld out of range (%u branches)",
+                                      (long long)idx, n->count);
             via = 1;
             via_index = (uint32_t)idx;
             s = c->steps + n->first + idx;
@@ -334,58 +336,39 @@ AVK_INLINE avk_status next_block(sctx *c, sframe *f, int is_map, uint64_t fixed,
     avk_reader *r = c->r;
     const avki_node *n = f->n;
     for (;;) {
-        int64_t count;
-        uint64_t off = avk_reader_offset(r);
-        AVK_TRY(avk_reader_read_long(r, &count, c->err));
+        uint64_t count, end, off = avk_reader_offset(r);
+        AVK_TRY(avk_check_read_block(r, off, &count, &end, c->err));
         if (count == 0) {
             *done = 1;
             return AVK_OK;
         }
-        if (count < 0) {
-            int64_t size;
-            avk_status st;
-            if (AVK_UNLIKELY(count == INT64_MIN))
-                return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                        "block count -2^63 cannot be negated");
-            AVK_TRY(avk_reader_read_long(r, &size, c->err));
-            if (AVK_UNLIKELY(size < 0))
-                return avki_decode_fail(c->err, AVK_ERR_MALFORMED, off,
-                                        "negative block size %lld", (long long)size);
+        if (end != UINT64_MAX) {
             /* The writer told us the size: jump, reading nothing inside. */
-            st = avk_reader_skip(r, (uint64_t)size, c->err);
+            uint64_t size = end - avk_reader_offset(r);
+            avk_status st = avk_reader_skip(r, size, c->err);
             if (AVK_UNLIKELY(st == AVK_ERR_TRUNCATED))
-                return avki_decode_fail(c->err, st, off,
-                                        "block of %lld bytes but the input ends first",
-                                        (long long)size);
+                return avki_error_set(c->err, st, off,
+                                      "block of %lld bytes but the input ends first",
+                                      (long long)size);
             AVK_TRY(st);
             continue;
         }
-        if (AVK_UNLIKELY((uint64_t)count > c->limits->max_items - f->i))
-            return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
-                                    "collection of more than max_items (%llu) items",
-                                    (unsigned long long)c->limits->max_items);
         /* No check of the count against what remains: nothing is allocated,
          * each item takes a byte at least, and a stream could not make it,
          * so memory gives the status a stream gives. */
-        if (min_size == 0) {
-            c->empty += (uint64_t)count;
-            if (AVK_UNLIKELY(c->empty > c->limits->max_empty_items))
-                return avki_decode_fail(c->err, AVK_ERR_LIMIT, off,
-                                        "more than max_empty_items (%llu) zero-byte items",
-                                        (unsigned long long)c->limits->max_empty_items);
-        }
+        AVK_TRY(avk_check_items(c->limits, f->i, count, min_size, &c->empty, off, c->err));
         if (fixed) {
             avk_status st;
             if (AVK_UNLIKELY((uint64_t)count > UINT64_MAX / fixed))
-                return avki_decode_fail(c->err, AVK_ERR_TRUNCATED, off,
-                                        "block of %lld items is larger than any input",
-                                        (long long)count);
+                return avki_error_set(c->err, AVK_ERR_TRUNCATED, off,
+                                      "block of %lld items is larger than any input",
+                                      (long long)count);
             st = avk_reader_skip(r, (uint64_t)count * fixed, c->err);
             if (AVK_UNLIKELY(st == AVK_ERR_TRUNCATED))
-                return avki_decode_fail(c->err, st, off,
-                                        "block of %lld items of %llu bytes but the input ends "
-                                        "first",
-                                        (long long)count, (unsigned long long)fixed);
+                return avki_error_set(c->err, st, off,
+                                      "block of %lld items of %llu bytes but the input ends "
+                                      "first",
+                                      (long long)count, (unsigned long long)fixed);
             AVK_TRY(st);
             f->i += (uint64_t)count;
             continue;

@@ -12,10 +12,10 @@
             return avk_try_st_;            \
     } while (0)
 
-/* Fills err (when not NULL) and returns status. Cold: formats a message. */
-avk_status avki_error_set(avk_error *err, avk_status status, uint64_t offset,
-                          const char *fmt, ...)
-    __attribute__((cold, format(printf, 4, 5)));
+/* Fills err (when not NULL) and returns status. Cold: formats a message.
+ * The library's name for the public avk_error_set (status.h): one function
+ * fills every error, the decoder's and generated code's alike. */
+#define avki_error_set avk_error_set
 
 /* As avki_error_set, recording errno as well. */
 avk_status avki_error_errno(avk_error *err, int sys_errno, const char *fmt, ...)

@@ -52,7 +52,7 @@ static void error_fill(avk_error *err, avk_status status, int sys_errno, uint64_
     vsnprintf(err->message, sizeof err->message, fmt, ap);
 }
 
-avk_status avki_error_set(avk_error *err, avk_status status, uint64_t offset, const char *fmt, ...)
+avk_status avk_error_set(avk_error *err, avk_status status, uint64_t offset, const char *fmt, ...)
 {
     va_list ap;
     if (!err)

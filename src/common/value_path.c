@@ -47,8 +47,26 @@ static size_t step_text(avki_seg_kind kind, uint64_t index, const char *name, in
     case AVKI_SEG_BRANCH:
         n = snprintf(buf, cap, ".branch[%llu]", i);
         break;
-    default:
+    case AVKI_SEG_WRITER_BRANCH:
         n = snprintf(buf, cap, ".writer_branch[%llu]", i);
+        break;
+    case AVKI_SEG_MEMBER:
+        n = snprintf(buf, cap, ".%s", name);
+        break;
+    case AVKI_SEG_MEMBER_AT:
+        n = snprintf(buf, cap, ".%s[%llu]", name, i);
+        break;
+    case AVKI_SEG_INDEX:
+        n = snprintf(buf, cap, "[%llu]", i);
+        break;
+    case AVKI_SEG_QUOTED:
+        n = snprintf(buf, cap, "[\"%s\"]", name);
+        break;
+    case AVKI_SEG_TEXT:
+        n = snprintf(buf, cap, "%s", name);
+        break;
+    default: /* AVKI_SEG_GAP */
+        n = snprintf(buf, cap, "...(%llu levels)...", i);
         break;
     }
     if (n < 0)
@@ -85,7 +103,9 @@ static size_t text_of(const path_src *p, size_t i, char *buf, size_t cap)
  * NUL-terminated; returns the length. */
 static size_t render(const path_src *p, const char *root, char *out, size_t cap)
 {
-    char seg[NAME_MAX_SHOWN + 64];
+    /* Room for any segment that can fit whole: schema names are not cut
+     * like the field names of values. */
+    char seg[2 * AVK_ERROR_PATH_MAX];
     size_t len = 0, limit = cap - 1, i, head, tail, tail_len, head_limit, marker;
     size_t rl = strlen(root);
     if (rl > limit / 4)
@@ -115,11 +135,11 @@ static size_t render(const path_src *p, const char *root, char *out, size_t cap)
         memcpy(out + len, seg, n);
         len += n;
     }
-    /* The marker takes "...(" ")..." and " levels" around a count of at
-     * most count - head. */
+    /* The marker takes "...(" ")..." and " levels" (15 bytes) around a
+     * count of at most count - head. */
     {
         char digits[24];
-        marker = 14 + (size_t)snprintf(digits, sizeof digits, "%zu", p->count - head);
+        marker = 15 + (size_t)snprintf(digits, sizeof digits, "%zu", p->count - head);
     }
     tail_len = 0;
     for (tail = 0; tail < p->count - head; tail++) {
@@ -139,8 +159,10 @@ static size_t render(const path_src *p, const char *root, char *out, size_t cap)
     return len;
 }
 
-void avki_path_report_parts(avk_error *err, const char *root, const avki_path_part *parts,
-                            size_t nparts)
+/* The report behind avki_path_report_parts and avki_path_report_schema:
+ * prefix_room is what the message leaves for callers' prefixes. */
+static void report(avk_error *err, const char *root, const avki_path_part *parts, size_t nparts,
+                   size_t prefix_room)
 {
     char reason[AVK_ERROR_MESSAGE_MAX], path[AVK_ERROR_MESSAGE_MAX];
     path_src p;
@@ -158,10 +180,10 @@ void avki_path_report_parts(avk_error *err, const char *root, const avki_path_pa
     memcpy(reason, err->message, sizeof reason);
     reason[sizeof reason - 1] = 0;
     rlen = strlen(reason);
-    /* The reason whole; the path gets what is left after PREFIX_ROOM for
+    /* The reason whole; the path gets what is left after prefix_room for
      * the callers above (the file reader puts the block and record in
      * front), but never less than a short head and tail. */
-    room = sizeof err->message - 1 - 2 - PREFIX_ROOM;
+    room = sizeof err->message - 1 - 2 - prefix_room;
     room = rlen + 64 < room ? room - rlen : 64;
     p.named = 1;
     plen = render(&p, root, path, room + 1);
@@ -173,6 +195,31 @@ void avki_path_report_parts(avk_error *err, const char *root, const avki_path_pa
         rlen = sizeof err->message - 1 - plen - 2;
     memcpy(err->message + plen + 2, reason, rlen);
     err->message[plen + 2 + rlen] = 0;
+}
+
+void avki_path_report_parts(avk_error *err, const char *root, const avki_path_part *parts,
+                            size_t nparts)
+{
+    report(err, root, parts, nparts, PREFIX_ROOM);
+}
+
+void avki_path_report_schema(avk_error *err, const char *root, const avki_path_part *part)
+{
+    report(err, root, part, 1, 0);
+}
+
+size_t avki_path_render(const char *root, const avki_path_part *parts, size_t nparts, int named,
+                        char *buf, size_t cap)
+{
+    path_src p;
+    size_t k;
+    p.count = 0;
+    for (k = 0; k < nparts; k++)
+        p.count += parts[k].count;
+    p.parts = parts;
+    p.nparts = nparts;
+    p.named = named;
+    return render(&p, root, buf, cap);
 }
 
 void avki_path_report(avk_error *err, const char *root, size_t count, avki_seg_at_fn at,
@@ -188,6 +235,28 @@ void avki_path_report(avk_error *err, const char *root, size_t count, avki_seg_a
 void avki_seg_array_at(const void *ctx, size_t i, avki_seg *out)
 {
     *out = ((const avki_seg *)ctx)[i];
+}
+
+static void stack_at(const void *ctx, size_t i, avki_seg *out)
+{
+    const avki_path_stack *s = (const avki_path_stack *)ctx;
+    if (i < AVKI_PATH_STACK_MAX) {
+        *out = s->segs[i];
+        return;
+    }
+    /* What was not kept shows as "...", as the schema parser always wrote it. */
+    memset(out, 0, sizeof *out);
+    out->kind = AVKI_SEG_TEXT;
+    out->name = "...";
+}
+
+avki_path_part avki_path_stack_part(const avki_path_stack *s)
+{
+    avki_path_part part;
+    part.count = s->depth <= AVKI_PATH_STACK_MAX ? s->depth : AVKI_PATH_STACK_MAX + 1;
+    part.at = stack_at;
+    part.ctx = s;
+    return part;
 }
 
 avk_status avki_place_front(avki_place *p, avki_seg_kind kind, uint64_t index, const char *name,

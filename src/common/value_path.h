@@ -7,7 +7,9 @@
 
 #include "avrokit/status.h"
 
-/* One step from a value to a part of it. */
+/* One step from a value (or a schema) to a part of it. Each kind renders
+ * by index (err->path) and by name (the message), as avki_path_report
+ * shows; the schema kinds render alike both ways. */
 typedef enum avki_seg_kind {
     AVKI_SEG_NONE = 0,     /* nothing (a segment that is only its via) */
     AVKI_SEG_FIELD,        /* record field: index and name */
@@ -16,7 +18,14 @@ typedef enum avki_seg_kind {
     AVKI_SEG_KEY,          /* map key */
     AVKI_SEG_VALUE,        /* map value */
     AVKI_SEG_BRANCH,       /* union branch */
-    AVKI_SEG_WRITER_BRANCH /* the writer's branch of a union read as a non-union */
+    AVKI_SEG_WRITER_BRANCH,/* the writer's branch of a union read as a non-union */
+    /* Places in a schema's JSON text (the parser's and the resolver's paths): */
+    AVKI_SEG_MEMBER,       /* ".name": a member of an object ("type", "items") */
+    AVKI_SEG_MEMBER_AT,    /* ".name[index]": an element of a member ("symbols", 2) */
+    AVKI_SEG_INDEX,        /* "[index]": an element of an array (a union's branch) */
+    AVKI_SEG_QUOTED,       /* "[\"name\"]": a member whose name is data (a default's key) */
+    AVKI_SEG_TEXT,         /* name as it is: a path's first segment (a type's name) */
+    AVKI_SEG_GAP           /* "...(index levels)...": segments a bounded path dropped */
 } avki_seg_kind;
 
 /* One level of a path. Zero-initialize it: via is for walkers that keep a
@@ -62,8 +71,57 @@ typedef struct avki_path_part {
 void avki_path_report_parts(avk_error *err, const char *root, const avki_path_part *parts,
                             size_t nparts) __attribute__((cold));
 
+/* Renders root and the segments of parts by index (named 0) or by name
+ * (named 1) into buf[0..cap) (cap >= 64), NUL-terminated, shortened in the
+ * middle as avki_path_report describes; returns the length. */
+size_t avki_path_render(const char *root, const avki_path_part *parts, size_t nparts, int named,
+                        char *buf, size_t cap) __attribute__((cold));
+
 /* Segments from a plain array (segs[0] outermost), for walkers that keep one. */
 void avki_seg_array_at(const void *ctx, size_t i, avki_seg *out);
+
+/* ---- a path stack ---------------------------------------------------------- */
+
+/* Segments a path stack keeps: schemas nest deeper only in contrived text,
+ * and the reason of an error is in the message whatever the path shows. */
+#define AVKI_PATH_STACK_MAX 64
+
+/* The path of a walker that descends and returns on the C stack (the
+ * schema parser, the resolver): a segment pushed on the way down and
+ * popped on the way back, two stores, formatted only when an error is
+ * reported. Zero-initialize it. */
+typedef struct avki_path_stack {
+    avki_seg segs[AVKI_PATH_STACK_MAX];
+    size_t depth; /* segments pushed; those past AVKI_PATH_STACK_MAX are counted, not kept */
+} avki_path_stack;
+
+/* Pushes a segment; returns the depth to give avki_path_pop. */
+static inline size_t avki_path_push(avki_path_stack *s, avki_seg_kind kind, uint64_t index,
+                                    const char *name)
+{
+    size_t old = s->depth;
+    if (old < AVKI_PATH_STACK_MAX) {
+        s->segs[old].kind = kind;
+        s->segs[old].index = index;
+        s->segs[old].name = name;
+        s->segs[old].via = AVKI_SEG_NONE;
+    }
+    s->depth = old + 1;
+    return old;
+}
+
+static inline void avki_path_pop(avki_path_stack *s, size_t old)
+{
+    s->depth = old;
+}
+
+/* s as a path part: its kept segments, then "..." when some were not kept. */
+avki_path_part avki_path_stack_part(const avki_path_stack *s);
+
+/* avki_path_report for the errors of schemas, which no caller prefixes:
+ * the message's path may take all the room the reason leaves. */
+void avki_path_report_schema(avk_error *err, const char *root, const avki_path_part *part)
+    __attribute__((cold));
 
 /* ---- a walker's place ---------------------------------------------------- */
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "avrokit/resolve.h"
-#include "binary/plan_internal.h"
+#include "plan/plan_format.h"
 #include "io/reader_internal.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"

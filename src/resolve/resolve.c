@@ -55,9 +55,10 @@
 #include <string.h>
 
 #include "avrokit/resolve.h"
-#include "binary/plan_internal.h"
+#include "plan/plan_format.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
+#include "common/value_path.h"
 #include "avro_json/avro_json_internal.h"
 
 #define PATH_CAP 512
@@ -89,8 +90,10 @@ typedef struct rcomp {
     pair_map memo;      /* (writer, reader) -> resolution node */
     avki_rx *rx;        /* grown here, copied into the arena at the end */
     size_t rx_count, rx_cap;
-    char rpath[PATH_CAP], wpath[PATH_CAP];
-    size_t rlen, wlen;
+    /* Where the walk is in each schema ("Outer.fields[1].branch[0]"), each
+     * starting with its root type's label; rendered only where a message
+     * needs it (common/value_path.c). */
+    avki_path_stack rpath, wpath;
     size_t depth;
     /* The checks report problems and go on: COMPAT_STRICT every problem,
      * COMPAT_RESOLVABLE only those that stop the plan compiler. */
@@ -190,27 +193,12 @@ static void pair_free(const avk_allocator *al, pair_map *m)
     al->free(al->ctx, m->node, m->cap * sizeof *m->node);
 }
 
-/* Appends a segment to a path; returns the old length to pop back to. */
-static size_t path_push(char *path, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static size_t path_push(char *path, size_t *len, const char *fmt, ...)
+/* Renders a path into buf[PATH_CAP] ("Outer.fields[1].items"). */
+static const char *path_text(const avki_path_stack *path, char *buf)
 {
-    size_t old = *len;
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(path + old, PATH_CAP - old, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *len = old + (size_t)n < PATH_CAP ? old + (size_t)n : PATH_CAP - 1;
-    return old;
-}
-
-static void path_pop(char *path, size_t *len, size_t old)
-{
-    *len = old;
-    path[old] = '\0';
+    avki_path_part part = avki_path_stack_part(path);
+    avki_path_render("", &part, 1, 0, buf, PATH_CAP);
+    return buf;
 }
 
 /* Copies src into dst[cap], cut to fit. */
@@ -231,37 +219,39 @@ static avk_status problem(rcomp *c, const char *field, const char *fmt, ...)
 /* field: the reader field's name when the problem is about one. */
 static avk_status problem(rcomp *c, const char *field, const char *fmt, ...)
 {
-    char msg[AVK_ERROR_MESSAGE_MAX], at[PATH_CAP + 80];
+    char msg[AVK_ERROR_MESSAGE_MAX], at[PATH_CAP + 80], rpath[PATH_CAP], wpath[PATH_CAP];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    path_text(&c->rpath, rpath);
+    path_text(&c->wpath, wpath);
     if (field)
-        snprintf(at, sizeof at, "%s \"%.64s\"", c->rpath, field);
+        snprintf(at, sizeof at, "%s \"%.64s\"", rpath, field);
     else
-        snprintf(at, sizeof at, "%s", c->rpath);
+        snprintf(at, sizeof at, "%s", rpath);
     c->problems++;
     if (c->compat) {
         avk_compat_problem pr;
         char named[AVK_ERROR_MESSAGE_MAX + 80];
-        pr.reader_path = c->rpath;
-        pr.writer_path = c->wpath;
+        pr.reader_path = rpath;
+        pr.writer_path = wpath;
         snprintf(named, sizeof named, "\"%.64s\": %s", field ? field : "", msg);
         pr.message = field ? named : msg;
         if (c->fn)
             c->fn(c->ctx, &pr);
         if (c->problems == 1) {
             char buf[3 * PATH_CAP + AVK_ERROR_MESSAGE_MAX + 128];
-            snprintf(buf, sizeof buf, "reader %s: %s (writer %s)", at, msg, c->wpath);
+            snprintf(buf, sizeof buf, "reader %s: %s (writer %s)", at, msg, wpath);
             copy_text(c->first, sizeof c->first, buf);
-            copy_text(c->first_path, sizeof c->first_path, c->rpath);
+            copy_text(c->first_path, sizeof c->first_path, rpath);
         }
         return AVK_OK;
     }
     avki_error_set(c->err, AVK_ERR_RESOLUTION, AVK_OFFSET_UNKNOWN, "reader %s: %s (writer %s)",
-                   at, msg, c->wpath);
+                   at, msg, wpath);
     if (c->err)
-        copy_text(c->err->path, sizeof c->err->path, c->rpath);
+        copy_text(c->err->path, sizeof c->err->path, rpath);
     return AVK_ERR_RESOLUTION;
 }
 
@@ -474,10 +464,12 @@ static avk_status fail_node(rcomp *c, const avk_type *w, const avk_type *r, cons
                             uint32_t *out)
 {
     const char *msg;
+    char rpath[PATH_CAP], wpath[PATH_CAP];
     if (c->compat == COMPAT_STRICT)
         AVK_TRY(problem(c, NULL, "%s", why));
     msg = arena_text(c, "writer %s cannot be read as reader %s: %s (reader %s, writer %s)",
-                     avki_type_label(w), avki_type_label(r), why, c->rpath, c->wpath);
+                     avki_type_label(w), avki_type_label(r), why, path_text(&c->rpath, rpath),
+                     path_text(&c->wpath, wpath));
     if (!msg)
         return no_memory(c);
     AVK_TRY(new_node(c, AVKI_OP_FAIL, r, wmin(c, w), out));
@@ -538,14 +530,14 @@ static avk_status resolve_record(rcomp *c, const avk_type *w, const avk_type *r,
         const avk_field *rf = reader_field(r, wf->name, taken);
         if (rf) {
             uint32_t child;
-            size_t ro = path_push(c->rpath, &c->rlen, ".fields[%zu]", rf->index);
-            size_t wo = path_push(c->wpath, &c->wlen, ".fields[%zu]", i);
+            size_t ro = avki_path_push(&c->rpath, AVKI_SEG_FIELD, rf->index, NULL);
+            size_t wo = avki_path_push(&c->wpath, AVKI_SEG_FIELD, i, NULL);
             taken[rf->index] = 1;
             slots[i] = (uint32_t)rf->index;
             AVK_TRY(resolve(c, wf->type, rf->type, &child));
             set_step(c, first + i, child, rf->type);
-            path_pop(c->rpath, &c->rlen, ro);
-            path_pop(c->wpath, &c->wlen, wo);
+            avki_path_pop(&c->rpath, ro);
+            avki_path_pop(&c->wpath, wo);
         } else {
             /* The reader has no such field: skip the writer's bytes with
              * the writer's plain node (its type too, for error paths). */
@@ -563,7 +555,7 @@ static avk_status resolve_record(rcomp *c, const avk_type *w, const avk_type *r,
         size_t ro;
         if (taken[i])
             continue;
-        ro = path_push(c->rpath, &c->rlen, ".fields[%zu]", i);
+        ro = avki_path_push(&c->rpath, AVKI_SEG_FIELD, i, NULL);
         if (rf->default_value) {
             avk_error e;
             if (avki_value_from_default(rf, c->arena, &defaults[nd].value, &e) != AVK_OK) {
@@ -577,7 +569,7 @@ static avk_status resolve_record(rcomp *c, const avk_type *w, const avk_type *r,
         } else {
             AVK_TRY(problem(c, rf->name, "no default and not in writer"));
         }
-        path_pop(c->rpath, &c->rlen, ro);
+        avki_path_pop(&c->rpath, ro);
     }
     c->rx[xi].slots = slots;
     c->rx[xi].defaults = defaults;
@@ -646,17 +638,17 @@ static avk_status resolve_unions(rcomp *c, const avk_type *w, const avk_type *r,
     for (i = 0; i < w->branch_count; i++) {
         long b = branch_for(w->branches[i], r);
         uint32_t child;
-        size_t wo = path_push(c->wpath, &c->wlen, ".branch[%zu]", i);
+        size_t wo = avki_path_push(&c->wpath, AVKI_SEG_BRANCH, i, NULL);
         if (b >= 0) {
-            size_t ro = path_push(c->rpath, &c->rlen, ".branch[%ld]", b);
+            size_t ro = avki_path_push(&c->rpath, AVKI_SEG_BRANCH, (uint64_t)b, NULL);
             AVK_TRY(resolve(c, w->branches[i], r->branches[b], &child));
-            path_pop(c->rpath, &c->rlen, ro);
+            avki_path_pop(&c->rpath, ro);
             set_step(c, first + i, child, r->branches[b]);
         } else {
             AVK_TRY(fail_node(c, w->branches[i], r, why, &child));
             set_step(c, first + i, child, r);
         }
-        path_pop(c->wpath, &c->wlen, wo);
+        avki_path_pop(&c->wpath, wo);
         map[i] = (int32_t)b;
         identity = identity && b == (long)i;
     }
@@ -683,7 +675,7 @@ static avk_status resolve_unwrap(rcomp *c, const avk_type *w, const avk_type *r,
     first = c->p->nodes[idx].first;
     for (i = 0; i < w->branch_count; i++) {
         uint32_t child;
-        size_t wo = path_push(c->wpath, &c->wlen, ".branch[%zu]", i);
+        size_t wo = avki_path_push(&c->wpath, AVKI_SEG_BRANCH, i, NULL);
         if (fit(w->branches[i], r)) {
             AVK_TRY(resolve(c, w->branches[i], r, &child));
         } else {
@@ -694,7 +686,7 @@ static avk_status resolve_unwrap(rcomp *c, const avk_type *w, const avk_type *r,
             AVK_TRY(fail_node(c, w->branches[i], r, why, &child));
         }
         set_step(c, first + i, child, r);
-        path_pop(c->wpath, &c->wlen, wo);
+        avki_path_pop(&c->wpath, wo);
     }
     return AVK_OK;
 }
@@ -763,9 +755,9 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
             return no_memory(c);
         c->p->nodes[idx].count = (uint32_t)b;
         AVK_TRY(new_steps(c, idx, 1));
-        ro = path_push(c->rpath, &c->rlen, ".branch[%ld]", b);
+        ro = avki_path_push(&c->rpath, AVKI_SEG_BRANCH, (uint64_t)b, NULL);
         AVK_TRY(resolve(c, w, r->branches[b], &child));
-        path_pop(c->rpath, &c->rlen, ro);
+        avki_path_pop(&c->rpath, ro);
         set_step(c, c->p->nodes[idx].first, child, r->branches[b]);
         *out = idx;
         c->depth--;
@@ -836,13 +828,15 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
                 c->p->nodes[idx].count = (uint32_t)r->items->size;
         }
         AVK_TRY(new_steps(c, idx, 1));
-        ro = path_push(c->rpath, &c->rlen, w->kind == AVK_ARRAY ? ".items" : ".values");
-        wo = path_push(c->wpath, &c->wlen, w->kind == AVK_ARRAY ? ".items" : ".values");
+        ro = avki_path_push(&c->rpath, AVKI_SEG_MEMBER, 0,
+                            w->kind == AVK_ARRAY ? "items" : "values");
+        wo = avki_path_push(&c->wpath, AVKI_SEG_MEMBER, 0,
+                            w->kind == AVK_ARRAY ? "items" : "values");
         st = resolve(c, w->items, r->items, &child);
         if (st == AVK_OK)
             set_step(c, c->p->nodes[idx].first, child, r->items);
-        path_pop(c->rpath, &c->rlen, ro);
-        path_pop(c->wpath, &c->wlen, wo);
+        avki_path_pop(&c->rpath, ro);
+        avki_path_pop(&c->wpath, wo);
         break;
     }
     default:
@@ -891,8 +885,9 @@ static avk_status build(rcomp *c, const avk_type *writer, const avk_type *reader
         if (!pair_find(&c->wnodes, p->nodes[i].type, NULL, &root) &&
             !pair_add(&p->alloc, &c->wnodes, p->nodes[i].type, NULL, (uint32_t)i))
             return no_memory(c);
-    c->rlen = (size_t)snprintf(c->rpath, PATH_CAP, "%s", avki_type_label(reader));
-    c->wlen = (size_t)snprintf(c->wpath, PATH_CAP, "%s", avki_type_label(writer));
+    c->rpath.depth = c->wpath.depth = 0;
+    avki_path_push(&c->rpath, AVKI_SEG_TEXT, 0, avki_type_label(reader));
+    avki_path_push(&c->wpath, AVKI_SEG_TEXT, 0, avki_type_label(writer));
     st = resolve(c, writer, reader, &root);
     if (st != AVK_OK)
         return st;

@@ -7,6 +7,7 @@
 #include "avrokit/writer.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
+#include "common/value_path.h"
 #include "schema/schema_internal.h"
 
 #define DEFAULT_MAX_DEPTH 128
@@ -73,14 +74,6 @@ static uint64_t hash_bytes(const char *s, size_t len)
     return h;
 }
 
-#define PATH_FRAMES 64
-
-typedef struct path_frame {
-    const char *fmt; /* a literal, or one %zu (idx) or one %s (str) */
-    size_t idx;
-    const char *str;
-} path_frame;
-
 typedef struct parser {
     avk_schema *schema;
     avki_arena *arena;
@@ -91,8 +84,7 @@ typedef struct parser {
     size_t named_count, named_cap;
     /* The path from the root, kept as segments and formatted only when an
      * error is reported: the successful parse never formats. */
-    path_frame frames[PATH_FRAMES];
-    size_t depth; /* segments pushed; those past PATH_FRAMES are not kept */
+    avki_path_stack path;
     avk_writer scratch; /* compact JSON text of defaults and properties */
 } parser;
 
@@ -164,80 +156,36 @@ static avk_status table_put(parser *p, name_table *t, const char *key, size_t le
 
 /* ---- error paths -------------------------------------------------------- */
 
-/* Pushes a path segment; returns the depth to restore with path_pop. */
-static size_t path_seg(parser *p, const char *fmt, size_t idx, const char *str)
+/* Pushes a path segment ("User.fields[3].type" is a TEXT, a MEMBER_AT and
+ * a MEMBER); returns the depth to restore with path_pop. */
+static size_t path_seg(parser *p, avki_seg_kind kind, size_t idx, const char *name)
 {
-    size_t old = p->depth;
-    if (p->depth < PATH_FRAMES) {
-        p->frames[p->depth].fmt = fmt;
-        p->frames[p->depth].idx = idx;
-        p->frames[p->depth].str = str;
-    }
-    p->depth++;
-    return old;
+    return avki_path_push(&p->path, kind, idx, name);
 }
 
 static void path_pop(parser *p, size_t old)
 {
-    p->depth = old;
+    avki_path_pop(&p->path, old);
 }
 
-/* Appends text[0..n) to buf (capacity cap, used *used), truncating. */
-static void append(char *buf, size_t cap, size_t *used, const char *text, size_t n)
-{
-    if (n > cap - 1 - *used)
-        n = cap - 1 - *used;
-    memcpy(buf + *used, text, n);
-    *used += n;
-    buf[*used] = '\0';
-}
-
-/* Formats the path into buf ("schema" when empty). Cold. Each segment's
- * fmt holds at most one %zu or %s, replaced by hand (no format strings
- * built at run time). */
-static void path_render(const parser *p, char *buf, size_t cap)
-{
-    size_t i, used = 0, kept = p->depth < PATH_FRAMES ? p->depth : PATH_FRAMES;
-    buf[0] = '\0';
-    for (i = 0; i < kept; i++) {
-        const path_frame *f = &p->frames[i];
-        const char *hole = strchr(f->fmt, '%');
-        char num[24];
-        if (!hole) {
-            append(buf, cap, &used, f->fmt, strlen(f->fmt));
-            continue;
-        }
-        append(buf, cap, &used, f->fmt, (size_t)(hole - f->fmt));
-        if (hole[1] == 's') {
-            append(buf, cap, &used, f->str, strlen(f->str));
-            hole += 2;
-        } else { /* %zu */
-            int n = snprintf(num, sizeof num, "%zu", f->idx);
-            append(buf, cap, &used, num, n > 0 ? (size_t)n : 0);
-            hole += 3;
-        }
-        append(buf, cap, &used, hole, strlen(hole));
-    }
-    if (p->depth > PATH_FRAMES)
-        append(buf, cap, &used, "...", 3);
-    if (!buf[0])
-        snprintf(buf, cap, "schema");
-}
-
+/* Fills the error: the path in front of the message, as every path of the
+ * library is written (common/value_path.c); "schema" when there is none. */
 static avk_status fail(parser *p, const avki_json *at, const char *fmt, ...)
     __attribute__((cold, format(printf, 3, 4)));
 static avk_status fail(parser *p, const avki_json *at, const char *fmt, ...)
 {
-    char msg[AVK_ERROR_MESSAGE_MAX], path[AVK_ERROR_PATH_MAX];
+    char msg[AVK_ERROR_MESSAGE_MAX];
+    avki_path_part part = avki_path_stack_part(&p->path);
     va_list ap;
+    if (!p->err)
+        return AVK_ERR_SCHEMA;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    path_render(p, path, sizeof path);
-    avki_error_set(p->err, AVK_ERR_SCHEMA, at ? at->offset : AVK_OFFSET_UNKNOWN, "%s: %s", path,
-                   msg);
-    if (p->err)
-        snprintf(p->err->path, sizeof p->err->path, "%s", p->depth ? path : "");
+    avki_error_set(p->err, AVK_ERR_SCHEMA, at ? at->offset : AVK_OFFSET_UNKNOWN, "%s", msg);
+    avki_path_report_schema(p->err, part.count ? "" : "schema", &part);
+    if (!part.count)
+        p->err->path[0] = '\0';
     return AVK_ERR_SCHEMA;
 }
 
@@ -436,7 +384,7 @@ static avk_status get_doc(parser *p, const avki_json *d, const char **doc)
     if (!d)
         return AVK_OK;
     if (!is_text(d)) {
-        size_t old = path_seg(p, ".doc", 0, NULL);
+        size_t old = path_seg(p, AVKI_SEG_MEMBER, 0, "doc");
         avk_status st = fail(p, d, "doc must be a string, not %s", describe(d));
         path_pop(p, old);
         return st;
@@ -457,7 +405,7 @@ static avk_status get_aliases(parser *p, const avki_json *a, const char *space, 
     if (!a)
         return AVK_OK;
     if (a->type != AVKI_JSON_ARRAY) {
-        size_t old = path_seg(p, ".aliases", 0, NULL);
+        size_t old = path_seg(p, AVKI_SEG_MEMBER, 0, "aliases");
         avk_status st = fail(p, a, "aliases must be an array of names, not %s", describe(a));
         path_pop(p, old);
         return st;
@@ -470,7 +418,7 @@ static avk_status get_aliases(parser *p, const avki_json *a, const char *space, 
         int ok = is_text(e) && (simple ? valid_simple_name(e->u.string.ptr, e->u.string.len)
                                          : valid_dotted(e->u.string.ptr, e->u.string.len, 0));
         if (!ok) {
-            size_t old = path_seg(p, ".aliases[%zu]", i, NULL);
+            size_t old = path_seg(p, AVKI_SEG_MEMBER_AT, i, "aliases");
             avk_status st = is_text(e) ? fail(p, e, "invalid alias \"%s\"", e->u.string.ptr)
                                          : fail(p, e, "an alias must be a string, not %s",
                                                 describe(e));
@@ -613,7 +561,7 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
         if (v->type != AVKI_JSON_ARRAY)
             return bad_default(p, t, v, "expected an array");
         for (i = 0; i < v->u.array.count; i++) {
-            old = path_seg(p, "[%zu]", i, NULL);
+            old = path_seg(p, AVKI_SEG_INDEX, i, NULL);
             st = check_default(p, t->items, v->u.array.items[i], depth + 1);
             path_pop(p, old);
             AVK_TRY(st);
@@ -624,7 +572,7 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
             return bad_default(p, t, v, "expected an object");
         AVK_TRY(check_unique_keys(p, v));
         for (i = 0; i < v->u.object.count; i++) {
-            old = path_seg(p, "[\"%s\"]", 0, v->u.object.members[i].key);
+            old = path_seg(p, AVKI_SEG_QUOTED, 0, v->u.object.members[i].key);
             st = check_default(p, t->items, v->u.object.members[i].value, depth + 1);
             path_pop(p, old);
             AVK_TRY(st);
@@ -648,7 +596,7 @@ static avk_status check_default(parser *p, const avk_type *t, const avki_json *v
                 return fail(p, v, "default for record %s lacks field \"%s\", which has no default",
                             t->fullname, f->name);
             }
-            old = path_seg(p, ".%s", 0, f->name);
+            old = path_seg(p, AVKI_SEG_MEMBER, 0, f->name);
             st = check_default(p, f->type, fv, depth + 1);
             path_pop(p, old);
             AVK_TRY(st);
@@ -684,7 +632,7 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
     int inserted;
     size_t old;
     if (!name || !is_text(name)) {
-        old = path_seg(p, ".name", 0, NULL);
+        old = path_seg(p, AVKI_SEG_MEMBER, 0, "name");
         if (name)
             fail(p, name, "name must be a string, not %s", describe(name));
         else
@@ -693,17 +641,17 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
         return AVK_ERR_SCHEMA;
     }
     nm = name->u.string.ptr;
-    if (p->depth == 0) /* paths start at the root type's name: "User.fields[3].type" */
-        path_seg(p, "%s", 0, nm);
+    if (p->path.depth == 0) /* paths start at the root type's name: "User.fields[3].type" */
+        path_seg(p, AVKI_SEG_TEXT, 0, nm);
     if (!valid_dotted(nm, name->u.string.len, 0)) {
-        old = path_seg(p, ".name", 0, NULL);
+        old = path_seg(p, AVKI_SEG_MEMBER, 0, "name");
         fail(p, name, "invalid name \"%s\": names are [A-Za-z_][A-Za-z0-9_]* separated by dots", nm);
         path_pop(p, old);
         return AVK_ERR_SCHEMA;
     }
     if (ns && ns->type != AVKI_JSON_NULL &&
         (!is_text(ns) || !valid_dotted(ns->u.string.ptr, ns->u.string.len, 1))) {
-        old = path_seg(p, ".namespace", 0, NULL);
+        old = path_seg(p, AVKI_SEG_MEMBER, 0, "namespace");
         if (is_text(ns))
             fail(p, ns, "invalid namespace \"%s\"", ns->u.string.ptr);
         else
@@ -731,14 +679,14 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
     /* A primitive name cannot be defined in the null namespace ("int" would
      * be ambiguous); in a namespace it can ("ns.int"), as Java and Python allow. */
     if (*t->space == '\0' && primitive_kind(t->name, strlen(t->name)) >= 0) {
-        old = path_seg(p, ".name", 0, NULL);
+        old = path_seg(p, AVKI_SEG_MEMBER, 0, "name");
         fail(p, name, "\"%s\" is a primitive type name and cannot be defined", t->name);
         path_pop(p, old);
         return AVK_ERR_SCHEMA;
     }
     AVK_TRY(table_put(p, &p->names, t->fullname, strlen(t->fullname), t, &inserted));
     if (!inserted) {
-        old = path_seg(p, ".name", 0, NULL);
+        old = path_seg(p, AVKI_SEG_MEMBER, 0, "name");
         fail(p, name, "redefinition of \"%s\"", t->fullname);
         path_pop(p, old);
         return AVK_ERR_SCHEMA;
@@ -766,7 +714,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
     name_table seen;
     size_t i, old;
     if (!fields || fields->type != AVKI_JSON_ARRAY) {
-        old = path_seg(p, ".fields", 0, NULL);
+        old = path_seg(p, AVKI_SEG_MEMBER, 0, "fields");
         if (fields)
             fail(p, fields, "fields must be an array, not %s", describe(fields));
         else
@@ -786,7 +734,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
         size_t m, nprops;
         int inserted;
         avk_status st = AVK_OK;
-        old = path_seg(p, ".fields[%zu]", i, NULL);
+        old = path_seg(p, AVKI_SEG_MEMBER_AT, i, "fields");
         f->index = i;
         if (fj->type != AVKI_JSON_OBJECT) {
             st = fail(p, fj, "a field must be an object, not %s", describe(fj));
@@ -814,7 +762,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
                 nprops++;
         }
         if (!is_text(name) || !valid_simple_name(name->u.string.ptr, name->u.string.len)) {
-            path_seg(p, ".name", 0, NULL);
+            path_seg(p, AVKI_SEG_MEMBER, 0, "name");
             st = !name ? fail(p, fj, "a field needs a name")
                  : is_text(name)
                      ? fail(p, name, "invalid field name \"%s\": names are [A-Za-z_][A-Za-z0-9_]*",
@@ -826,7 +774,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
         if ((st = table_put(p, &seen, f->name, name->u.string.len, f, &inserted)) != AVK_OK)
             goto out;
         if (!inserted) {
-            path_seg(p, ".name", 0, NULL);
+            path_seg(p, AVKI_SEG_MEMBER, 0, "name");
             st = fail(p, name, "duplicate field name \"%s\"", f->name);
             goto out;
         }
@@ -835,7 +783,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
             goto out;
         }
         {
-            size_t o2 = path_seg(p, ".type", 0, NULL);
+            size_t o2 = path_seg(p, AVKI_SEG_MEMBER, 0, "type");
             st = parse_type(p, type, space, depth + 1, &f->type);
             path_pop(p, o2);
             if (st != AVK_OK)
@@ -855,7 +803,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
             else if (strcmp(o, "ignore") == 0)
                 f->order = AVK_ORDER_IGNORE;
             else {
-                path_seg(p, ".order", 0, NULL);
+                path_seg(p, AVKI_SEG_MEMBER, 0, "order");
                 st = fail(p, order, "order must be \"ascending\", \"descending\" or \"ignore\"");
                 goto out;
             }
@@ -881,7 +829,7 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
     name_table seen;
     size_t i, old;
     if (!symbols || symbols->type != AVKI_JSON_ARRAY) {
-        old = path_seg(p, ".symbols", 0, NULL);
+        old = path_seg(p, AVKI_SEG_MEMBER, 0, "symbols");
         if (symbols)
             fail(p, symbols, "symbols must be an array of names, not %s", describe(symbols));
         else
@@ -898,7 +846,7 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
         const avki_json *s = symbols->u.array.items[i];
         int inserted;
         if (!is_text(s) || !valid_simple_name(s->u.string.ptr, s->u.string.len)) {
-            old = path_seg(p, ".symbols[%zu]", i, NULL);
+            old = path_seg(p, AVKI_SEG_MEMBER_AT, i, "symbols");
             if (is_text(s))
                 fail(p, s, "invalid symbol \"%s\": symbols are [A-Za-z_][A-Za-z0-9_]*", s->u.string.ptr);
             else
@@ -909,7 +857,7 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
         AVK_TRY(table_put(p, &seen, s->u.string.ptr, s->u.string.len, &t->symbols[i],
                           &inserted));
         if (!inserted) {
-            old = path_seg(p, ".symbols[%zu]", i, NULL);
+            old = path_seg(p, AVKI_SEG_MEMBER_AT, i, "symbols");
             fail(p, s, "duplicate symbol \"%s\"", s->u.string.ptr);
             path_pop(p, old);
             return AVK_ERR_SCHEMA;
@@ -919,7 +867,7 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
     if (def) {
         name_slot *slot = is_text(def) ? table_find(&seen, def->u.string.ptr, def->u.string.len) : NULL;
         if (!slot || !slot->key) {
-            old = path_seg(p, ".default", 0, NULL);
+            old = path_seg(p, AVKI_SEG_MEMBER, 0, "default");
             if (is_text(def))
                 fail(p, def, "enum default \"%s\" is not one of the symbols", def->u.string.ptr);
             else
@@ -938,7 +886,7 @@ static avk_status parse_fixed(parser *p, const avki_json *obj, avk_type *t)
     int64_t n;
     /* Sizes above 2^31 - 1 are refused, as Java does (an int). */
     if (!get_integer(size, 0, INT32_MAX, &n)) {
-        size_t old = path_seg(p, ".size", 0, NULL);
+        size_t old = path_seg(p, AVKI_SEG_MEMBER, 0, "size");
         if (size)
             fail(p, size, "size must be an integer from 0 to 2147483647");
         else
@@ -1033,7 +981,7 @@ static avk_status parse_union(parser *p, const avki_json *arr, const char *space
         const avk_type *b;
         const char *key;
         int inserted;
-        size_t old = path_seg(p, "[%zu]", i, NULL);
+        size_t old = path_seg(p, AVKI_SEG_INDEX, i, NULL);
         avk_status st = parse_type(p, arr->u.array.items[i], space, depth + 1, &b);
         if (st != AVK_OK) {
             path_pop(p, old);
@@ -1071,7 +1019,7 @@ static avk_status parse_object(parser *p, const avki_json *obj, const char *spac
     }
     if (type->type == AVKI_JSON_OBJECT || type->type == AVKI_JSON_ARRAY) {
         /* {"type": {...}} or {"type": [...]}: the inner schema (as Python and Java do). */
-        old = path_seg(p, ".type", 0, NULL);
+        old = path_seg(p, AVKI_SEG_MEMBER, 0, "type");
         {
             avk_status st = parse_type(p, type, space, depth + 1, out);
             path_pop(p, old);
@@ -1100,7 +1048,7 @@ static avk_status parse_object(parser *p, const avki_json *obj, const char *spac
         /* {"type": "Name"}: a reference to a defined type. */
         const avk_type *ref = lookup(p, tn, type->u.string.len, space);
         if (!ref) {
-            old = path_seg(p, ".type", 0, NULL);
+            old = path_seg(p, AVKI_SEG_MEMBER, 0, "type");
             fail(p, type, "unknown type name \"%s\"", tn);
             path_pop(p, old);
             return AVK_ERR_SCHEMA;
@@ -1128,7 +1076,7 @@ static avk_status parse_object(parser *p, const avki_json *obj, const char *spac
         const char *key = t->kind == AVK_ARRAY ? "items" : "values";
         const avki_json *inner = avki_json_get(obj, key);
         avk_status st;
-        old = path_seg(p, ".%s", 0, key);
+        old = path_seg(p, AVKI_SEG_MEMBER, 0, key);
         st = inner ? parse_type(p, inner, space, depth + 1, &t->items)
                    : fail(p, obj, "%s needs \"%s\"", avk_kind_name(t->kind), key);
         path_pop(p, old);
@@ -1186,9 +1134,9 @@ static avk_status check_defaults(parser *p)
             if (!f->default_value)
                 continue;
             path_pop(p, 0);
-            path_seg(p, "%s", 0, t->name);
-            path_seg(p, ".fields[%zu]", k, NULL);
-            path_seg(p, ".default", 0, NULL);
+            path_seg(p, AVKI_SEG_TEXT, 0, t->name);
+            path_seg(p, AVKI_SEG_MEMBER_AT, k, "fields");
+            path_seg(p, AVKI_SEG_MEMBER, 0, "default");
             AVK_TRY(check_default(p, f->type, f->default_value, 0));
             AVK_TRY(json_text(p, f->default_value, &f->default_json));
         }

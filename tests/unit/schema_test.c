@@ -1042,6 +1042,57 @@ static void test_logical_types(void **state)
 
 /* ---- error paths and messages --------------------------------------------------- */
 
+/* depth records nested through field "f" around a field of type "lnog". */
+static char *nested_records(size_t depth)
+{
+    size_t cap = depth * 128 + 64, n = 0, i;
+    char *b = (char *)malloc(cap);
+    assert_non_null(b);
+    for (i = depth; i-- > 0;)
+        n += (size_t)snprintf(b + n, cap - n,
+                              "{\"type\":\"record\",\"name\":\"R%zu\",\"fields\":["
+                              "{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"f\",\"type\":",
+                              i);
+    n += (size_t)snprintf(b + n, cap - n, "\"lnog\"");
+    for (i = 0; i < depth; i++)
+        n += (size_t)snprintf(b + n, cap - n, "}]}");
+    return b;
+}
+
+/* A path longer than err.path holds loses its middle, as every path of the
+ * library does (common/value_path.c), so the reason stays whole: the parser
+ * used to cut "path: reason" at the buffer's end, reason and all. */
+static void test_long_error_path(void **state)
+{
+    char *text = nested_records(20);
+    avk_error err;
+    avk_schema *s = NULL;
+    (void)state;
+    memset(&err, 0, sizeof err);
+    AVKT_ASSERT_STATUS(avk_schema_parse(text, strlen(text), NULL, &s, &err), AVK_ERR_SCHEMA);
+    free(text);
+    assert_string_equal(err.path, "R19.fields[1].type.fields[1].type.fields[1].type.fields[1]"
+                                  ".type.fields[1].type.fields[1].type...(9 levels)....type"
+                                  ".fields[1].type.fields[1].type.fields[1].type.fields[1].type"
+                                  ".fields[1].type.fields[1].type.fields[1].type.fields[1].type"
+                                  ".fields[1].type");
+    assert_string_equal(err.message,
+                        "R19.fields[1].type.fields[1].type.fields[1].type.fields[1].type"
+                        ".fields[1].type.fields[1]...(13 levels)....fields[1].type"
+                        ".fields[1].type.fields[1].type.fields[1].type.fields[1].type"
+                        ".fields[1].type.fields[1].type.fields[1]"
+                        ".type: unknown type name \"lnog\"");
+    /* Short enough, the path is whole, as before. */
+    text = nested_records(3);
+    AVKT_ASSERT_STATUS(avk_schema_parse(text, strlen(text), NULL, &s, &err), AVK_ERR_SCHEMA);
+    free(text);
+    assert_string_equal(err.path, "R2.fields[1].type.fields[1].type.fields[1].type");
+    assert_string_equal(err.message,
+                        "R2.fields[1].type.fields[1].type.fields[1].type: unknown type name "
+                        "\"lnog\"");
+}
+
+
 static void test_error_paths(void **state)
 {
     avk_error err;
@@ -1708,6 +1759,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_logical_types),
         cmocka_unit_test(test_error_paths),
+        cmocka_unit_test(test_long_error_path),
         cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_size_limits),
         cmocka_unit_test(test_huge_enum),

@@ -1,8 +1,9 @@
-/* Plan compiler: one node per distinct type (so recursive types close into loops), children as flat steps. */
+/* Plan compiler (the format is in plan_format.h): one node per distinct type (so recursive types close into loops), children as flat steps. */
 #include <stdint.h>
 #include <string.h>
 
-#include "binary/plan_internal.h"
+#include "avrokit/check.h"
+#include "plan/plan_format.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
 
@@ -262,6 +263,15 @@ static uint64_t or_default(uint64_t v, uint64_t d)
     return v ? v : d;
 }
 
+void avk_check_limits(avk_limits *l)
+{
+    l->max_depth = (size_t)or_default(l->max_depth, DEFAULT_MAX_DEPTH);
+    l->max_bytes = or_default(l->max_bytes, DEFAULT_MAX_BYTES);
+    l->max_items = or_default(l->max_items, DEFAULT_MAX_ITEMS);
+    l->max_empty_items = or_default(l->max_empty_items, DEFAULT_MAX_EMPTY_ITEMS);
+    l->max_memory = or_default(l->max_memory, DEFAULT_MAX_MEMORY);
+}
+
 avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_plan **out,
                         avk_error *err)
 {
@@ -291,11 +301,7 @@ avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_pla
         p->limits = opts->limits;
         p->block_items = opts->block_items;
     }
-    p->limits.max_depth = (size_t)or_default(p->limits.max_depth, DEFAULT_MAX_DEPTH);
-    p->limits.max_bytes = or_default(p->limits.max_bytes, DEFAULT_MAX_BYTES);
-    p->limits.max_items = or_default(p->limits.max_items, DEFAULT_MAX_ITEMS);
-    p->limits.max_empty_items = or_default(p->limits.max_empty_items, DEFAULT_MAX_EMPTY_ITEMS);
-    p->limits.max_memory = or_default(p->limits.max_memory, DEFAULT_MAX_MEMORY);
+    avk_check_limits(&p->limits);
 
     memset(&c, 0, sizeof c);
     c.plan = p;
