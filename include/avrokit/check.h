@@ -91,7 +91,7 @@ extern "C" {
 /* Replaces each 0 in *limits by the library's default for it, as
  * avk_plan_new does for a plan's limits; the checks below take limits so
  * filled. */
-void avk_check_limits(avk_limits *limits);
+AVK_EXPORT void avk_check_limits(avk_limits *limits);
 
 /* ---- lengths ----------------------------------------------------------- */
 
@@ -105,7 +105,7 @@ AVK_INLINE uint64_t avk_check_remaining(const avk_reader *r)
 }
 
 /* The error of a length avk_check_length refuses (cold; call that). */
-avk_status avk_check_length_error(int64_t n, uint64_t max_bytes, uint64_t remaining,
+AVK_EXPORT avk_status avk_check_length_error(int64_t n, uint64_t max_bytes, uint64_t remaining,
                                   uint64_t offset, const char *what, avk_error *err) AVK_COLD;
 
 /* Checks a length n read from the input at byte offset (where its varint
@@ -129,7 +129,8 @@ AVK_INLINE avk_status avk_check_length(int64_t n, uint64_t max_bytes, uint64_t r
 
 /* The error of a block header avk_check_read_block refuses: count is
  * INT64_MIN, or size is negative (cold). */
-avk_status avk_check_block_error(int64_t count, int64_t size, uint64_t offset, avk_error *err)
+AVK_EXPORT avk_status avk_check_block_error(int64_t count, int64_t size, uint64_t offset,
+                                            avk_error *err)
     AVK_COLD;
 
 /* Reads the header of an array or map block that starts at byte offset:
@@ -166,7 +167,8 @@ AVK_INLINE avk_status avk_check_read_block(avk_reader *r, uint64_t offset, uint6
 }
 
 /* The error of a block avk_check_block_end refuses (cold). */
-avk_status avk_check_block_end_error(uint64_t offset, uint64_t end, uint64_t at, avk_error *err)
+AVK_EXPORT avk_status avk_check_block_end_error(uint64_t offset, uint64_t end, uint64_t at,
+                                                avk_error *err)
     AVK_COLD;
 
 /* Checks, once a block's items are read, that they ended where its byte
@@ -184,7 +186,7 @@ AVK_INLINE avk_status avk_check_block_end(const avk_reader *r, uint64_t offset, 
 
 /* The error of a block avk_check_items refuses: over max_items (empty 0)
  * or over max_empty_items (empty 1) (cold). */
-avk_status avk_check_items_error(const avk_limits *limits, int empty, uint64_t offset,
+AVK_EXPORT avk_status avk_check_items_error(const avk_limits *limits, int empty, uint64_t offset,
                                  avk_error *err) AVK_COLD;
 
 /* Checks a block of count items of one array or map (before: the items
@@ -222,7 +224,7 @@ AVK_INLINE avk_status avk_check_items(const avk_limits *limits, uint64_t before,
  * buffered can carry, at least 4096 items (or count): a lying count costs
  * at most about twice the memory of the items that really arrive. Call it
  * again for the rest of the block as the items are read. */
-avk_status avk_check_items_take(const avk_reader *r, uint64_t count, uint64_t min_size,
+AVK_EXPORT avk_status avk_check_items_take(const avk_reader *r, uint64_t count, uint64_t min_size,
                                 int may_be_malformed, uint64_t offset, uint64_t *take,
                                 avk_error *err);
 
@@ -283,7 +285,8 @@ AVK_INLINE avk_status avk_check_path_front(avk_check_path *p, avk_path_kind kind
  * and err->message root and the segments by name, ": " and the reason
  * ("User.tags[7]: ..."); a path too long for its buffer keeps both ends
  * around "...(N levels)...". Status and offset are left as they are. */
-void avk_check_path_report(avk_error *err, const char *root, const avk_check_path *p) AVK_COLD;
+AVK_EXPORT void avk_check_path_report(avk_error *err, const char *root,
+                                      const avk_check_path *p) AVK_COLD;
 
 #ifdef __cplusplus
 }

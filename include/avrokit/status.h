@@ -59,7 +59,8 @@ AVK_EXPORT void avk_error_clear(avk_error *err);
  * status, so a failing function can `return avk_error_set(...)`. For
  * sources (avk_source_fn), sinks and generated code; the library's own
  * errors are set by this same function. */
-avk_status avk_error_set(avk_error *err, avk_status status, uint64_t offset, const char *fmt, ...)
+AVK_EXPORT avk_status avk_error_set(avk_error *err, avk_status status, uint64_t offset,
+                                    const char *fmt, ...)
     AVK_COLD AVK_PRINTF(4, 5);
 
 #ifdef __cplusplus
