@@ -41,7 +41,7 @@ typedef struct avk_builder avk_builder;
  * w must outlive the builder. allocator NULL means the C library. */
 AVK_EXPORT avk_status avk_builder_new(const avk_plan *plan, avk_writer *w,
                                       const avk_allocator *allocator,
-                           avk_builder **out, avk_error *err);
+                                      avk_builder **out, avk_error *err);
 AVK_EXPORT void avk_builder_free(avk_builder *b);
 
 /* Drops a partly built value (what was already handed to the writer stays

@@ -106,7 +106,7 @@ AVK_INLINE uint64_t avk_check_remaining(const avk_reader *r)
 
 /* The error of a length avk_check_length refuses (cold; call that). */
 AVK_EXPORT avk_status avk_check_length_error(int64_t n, uint64_t max_bytes, uint64_t remaining,
-                                  uint64_t offset, const char *what, avk_error *err) AVK_COLD;
+                                             uint64_t offset, const char *what, avk_error *err) AVK_COLD;
 
 /* Checks a length n read from the input at byte offset (where its varint
  * starts) before its payload: a string, bytes or map key length, what
@@ -187,7 +187,7 @@ AVK_INLINE avk_status avk_check_block_end(const avk_reader *r, uint64_t offset, 
 /* The error of a block avk_check_items refuses: over max_items (empty 0)
  * or over max_empty_items (empty 1) (cold). */
 AVK_EXPORT avk_status avk_check_items_error(const avk_limits *limits, int empty, uint64_t offset,
-                                 avk_error *err) AVK_COLD;
+                                            avk_error *err) AVK_COLD;
 
 /* Checks a block of count items of one array or map (before: the items
  * of its earlier blocks) whose header is at byte offset, before anything
@@ -225,8 +225,8 @@ AVK_INLINE avk_status avk_check_items(const avk_limits *limits, uint64_t before,
  * at most about twice the memory of the items that really arrive. Call it
  * again for the rest of the block as the items are read. */
 AVK_EXPORT avk_status avk_check_items_take(const avk_reader *r, uint64_t count, uint64_t min_size,
-                                int may_be_malformed, uint64_t offset, uint64_t *take,
-                                avk_error *err);
+                                           int may_be_malformed, uint64_t offset, uint64_t *take,
+                                           avk_error *err);
 
 /* ---- where an error happened ------------------------------------------- */
 

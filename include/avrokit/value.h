@@ -97,7 +97,7 @@ AVK_EXPORT int avk_array_is_typed(const avk_type *array_type, size_t *item_size)
  * when storage is needed. */
 AVK_EXPORT avk_status avk_value_init(avk_value *v, const avk_type *t, size_t count,
                                      avk_arena *arena,
-                          avk_error *err);
+                                     avk_error *err);
 
 /* Sets a union value to branch index, with v->u.branch.value allocated
  * from arena and initialised (as avk_value_init with count 0: one level)
@@ -165,7 +165,7 @@ AVK_EXPORT avk_value *avk_value_field(const avk_value *v, const char *name);
  * field); AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT for NULL v, t or
  * arena. On failure v has only its type set. */
 AVK_EXPORT avk_status avk_value_init_tree(avk_value *v, const avk_type *t, avk_arena *arena,
-                               avk_error *err);
+                                          avk_error *err);
 
 /* The field named field of record v (field not NULL) in *out: like
  * avk_value_field, but with the error when there is none ("record 'User'
@@ -173,7 +173,7 @@ AVK_EXPORT avk_status avk_value_init_tree(avk_value *v, const avk_type *t, avk_a
  * is the field's value itself (a union field as the union) and is valid as
  * long as the record's fields. Statuses as above. */
 AVK_EXPORT avk_status avk_value_get_field(avk_value *v, const char *field, avk_value **out,
-                               avk_error *err);
+                                          avk_error *err);
 
 /* Setters: v itself (field NULL) or v's field gets x, after checking its
  * type is the setter's:
@@ -203,15 +203,15 @@ AVK_EXPORT avk_status avk_value_set_double(avk_value *v, const char *field, doub
                                            avk_error *err);
 AVK_EXPORT avk_status avk_value_set_string(avk_value *v, const char *field, const char *s,
                                            avk_arena *arena,
-                                avk_error *err);
+                                           avk_error *err);
 AVK_EXPORT avk_status avk_value_set_bytes(avk_value *v, const char *field, const void *data,
                                           size_t len,
-                               avk_arena *arena, avk_error *err);
+                                          avk_arena *arena, avk_error *err);
 AVK_EXPORT avk_status avk_value_set_fixed(avk_value *v, const char *field, const void *data,
                                           size_t len,
-                               avk_arena *arena, avk_error *err);
+                                          avk_arena *arena, avk_error *err);
 AVK_EXPORT avk_status avk_value_set_enum(avk_value *v, const char *field, const char *symbol,
-                              avk_error *err);
+                                         avk_error *err);
 
 /* Appends one item to the array that is v or v's field, set up as
  * avk_value_init_tree sets up a value of the item type (a record item has
@@ -227,7 +227,7 @@ AVK_EXPORT avk_status avk_value_set_enum(avk_value *v, const char *field, const 
  * it was). */
 AVK_EXPORT avk_status avk_value_append(avk_value *v, const char *field, avk_arena *arena,
                                        avk_value **item,
-                            avk_error *err);
+                                       avk_error *err);
 
 /* Appends n items from the C array items to the typed array that is v or
  * v's field (avk_array_is_typed), in the layout avk_builder_array takes:
@@ -239,7 +239,7 @@ AVK_EXPORT avk_status avk_value_append(avk_value *v, const char *field, avk_aren
  * avk_value_append). Statuses as above. */
 AVK_EXPORT avk_status avk_value_append_items(avk_value *v, const char *field, const void *items,
                                              size_t n,
-                                  avk_arena *arena, avk_error *err);
+                                             avk_arena *arena, avk_error *err);
 
 /* Adds an entry with key (NUL-terminated, copied into arena, not NULL) to
  * the map that is v or v's field, its value set up as avk_value_init_tree
@@ -250,7 +250,7 @@ AVK_EXPORT avk_status avk_value_append_items(avk_value *v, const char *field, co
  * *value stays valid, as avk_value_append. Statuses as above. */
 AVK_EXPORT avk_status avk_value_put(avk_value *v, const char *field, const char *key,
                                     avk_arena *arena,
-                         avk_value **value, avk_error *err);
+                                    avk_value **value, avk_error *err);
 
 /* Chooses branch of the union that is v or v's field, by the name the
  * Avro JSON encoding gives it: a named type's full name ("com.x.User";
@@ -265,7 +265,7 @@ AVK_EXPORT avk_status avk_value_put(avk_value *v, const char *field, const char 
  * "field 'nick' of record 'User' is a union [null, string] with no branch
  * 'int'". Statuses as above. */
 AVK_EXPORT avk_status avk_value_choose(avk_value *v, const char *field, const char *branch,
-                            avk_arena *arena, avk_value **out, avk_error *err);
+                                       avk_arena *arena, avk_value **out, avk_error *err);
 
 /* 1 when a and b hold the same data under equal kinds (types are compared
  * by kind and shape, not by pointer: fixed sizes, record field counts,
