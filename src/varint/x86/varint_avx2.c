@@ -1,6 +1,7 @@
 /* AVX2 bulk varint kernel: continuation-bit masks drive pshufb gathers; no BMI2 needed. */
 #include <immintrin.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "avrokit/varint.h"
@@ -122,6 +123,10 @@ static void fill64(unsigned k, uint64_t v)
 }
 
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+/* Set once the tables are filled: a plain load per call instead of a
+ * pthread_once call (records hand the kernel runs of a few values, where
+ * the call showed as 2-3% of the time). */
+static atomic_int tables_ready;
 
 static void tables_init(void)
 {
@@ -206,6 +211,14 @@ static void tables_init(void)
             uniform_ctrl[b][j] = (uint8_t)(at < b ? slot * b + at : 0x80);
         }
     }
+    atomic_store_explicit(&tables_ready, 1, memory_order_release);
+}
+
+/* Fills the tables on first use, from any thread. */
+static inline void tables_need(void)
+{
+    if (AVK_UNLIKELY(!atomic_load_explicit(&tables_ready, memory_order_acquire)))
+        pthread_once(&tables_once, tables_init);
 }
 
 /* Bytes a window may read: 32 for the stop bits, and a 16-byte gather
@@ -541,7 +554,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
     const uint8_t *p = in, *end = in + len;
     gather_consts c2, c4;
     size_t i = 0;
-    pthread_once(&tables_once, tables_init);
+    tables_need();
     c2 = make_consts(2);
     c4 = make_consts(4);
     while (i < n && (size_t)(end - p) >= WINDOW_READ) {
@@ -762,7 +775,7 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
     gather_consts c2, c4;
     size_t i = 0;
     const uint8_t *longs_retry = in; /* where ints_via_longs may run again */
-    pthread_once(&tables_once, tables_init);
+    tables_need();
     c2 = make_consts(2);
     c4 = make_consts(4);
     while (i < n && (size_t)(end - p) >= WINDOW_READ) {
@@ -993,6 +1006,35 @@ AVKI_KTARGET static inline size_t encode4(uint8_t *p, __m256i u, __m256i x, int 
     return (packed * 0x01010101u) >> 24;
 }
 
+/* 8 values of 10 bytes each (bit 63 set in every zigzagged value, as
+ * in columns of large negative numbers or hashes): every byte continues,
+ * so no per-value length work; each value is its 8 spread bytes with all
+ * continuation bits, then bits 56-63 (bit 63 doubling as the continuation
+ * bit) and a final 1. Writes 80 bytes plus up to 6 of junk past them. */
+AVKI_KTARGET static inline size_t encode8_10(uint8_t *p, __m256i a, __m256i b, __m256i xa,
+                                             __m256i xb)
+{
+    const __m256i high = KV(K_B80), nine = _mm256_slli_epi64(KV(K_Q1), 8);
+    __m256i ta = _mm256_add_epi64(_mm256_srli_epi64(a, 56), nine);
+    __m256i tb = _mm256_add_epi64(_mm256_srli_epi64(b, 56), nine);
+    __m256i a02, a13, b02, b13;
+    xa = _mm256_or_si256(xa, high);
+    xb = _mm256_or_si256(xb, high);
+    a02 = _mm256_unpacklo_epi64(xa, ta); /* values 0 and 2 */
+    a13 = _mm256_unpackhi_epi64(xa, ta); /* values 1 and 3 */
+    b02 = _mm256_unpacklo_epi64(xb, tb);
+    b13 = _mm256_unpackhi_epi64(xb, tb);
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(a02));
+    _mm_storeu_si128((__m128i *)(p + 10), _mm256_castsi256_si128(a13));
+    _mm_storeu_si128((__m128i *)(p + 20), _mm256_extracti128_si256(a02, 1));
+    _mm_storeu_si128((__m128i *)(p + 30), _mm256_extracti128_si256(a13, 1));
+    _mm_storeu_si128((__m128i *)(p + 40), _mm256_castsi256_si128(b02));
+    _mm_storeu_si128((__m128i *)(p + 50), _mm256_castsi256_si128(b13));
+    _mm_storeu_si128((__m128i *)(p + 60), _mm256_extracti128_si256(b02, 1));
+    _mm_storeu_si128((__m128i *)(p + 70), _mm256_extracti128_si256(b13, 1));
+    return 80;
+}
+
 AVKI_KTARGET static inline __m256i zigzag64(__m256i v)
 {
     return _mm256_xor_si256(_mm256_slli_epi64(v, 1),
@@ -1004,7 +1046,7 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
     uint8_t *p = out;
     size_t i = 0;
     __m256i even;
-    pthread_once(&tables_once, tables_init); /* before any table is read */
+    tables_need(); /* before any table is read */
     even = KV(K_EVEN);
     /* Room: 10 bytes a value. With 9 values left, the 8th of a group
      * starts at most 70 bytes in and its 16-byte store ends by 86 < 90. */
@@ -1044,6 +1086,8 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
             }
             p += encode4(p, a, xa, 0);
             p += encode4(p, b, xb, 0);
+        } else if ((_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(a, b))) & 15) == 15) {
+            p += encode8_10(p, a, b, xa, xb);
         } else {
             p += encode4(p, a, xa, 1);
             p += encode4(p, b, xb, 1);
@@ -1058,7 +1102,7 @@ AVKI_KTARGET static size_t avx2_encode_ints(uint8_t *out, const int32_t *in, siz
 {
     uint8_t *p = out;
     size_t i = 0;
-    pthread_once(&tables_once, tables_init);
+    tables_need();
     /* Room: 5 bytes a value plus 10, so 8 values leave 50 >= 32. */
     for (; n - i >= 8; i += 8) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
