@@ -745,11 +745,41 @@ AVKI_KTARGET static inline size_t int_step(const uint8_t *p, size_t avail, uint6
  * padded encoding, which could hide a 6-byte int, is always longer).
  * Returns how many it decoded (*used their bytes), or 0 when the stretch
  * must go a value at a time (a bad or cut value, or a check failed). */
+/* 1 when a varint in p[0..used) has more than 5 bytes (an int's limit):
+ * five continuation bits in a row. p[0..avail) is readable. One movemask
+ * per 32 bytes, where checking each value's length cost about as much as
+ * decoding it. */
+AVKI_KTARGET static int has_six_byte_varint(const uint8_t *p, size_t used, size_t avail)
+{
+    uint64_t carry = 0; /* the previous chunk's last 4 continuation bits */
+    size_t o;
+    for (o = 0; o < used; o += 32) {
+        uint64_t c, x;
+        if (avail - o >= 32) {
+            c = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + o)));
+        } else {
+            size_t j;
+            for (c = 0, j = 0; o + j < avail && j < 32; j++)
+                c |= (uint64_t)(p[o + j] >> 7) << j;
+        }
+        if (used - o < 32)
+            c &= (1ULL << (used - o)) - 1;
+        x = (c << 4) | carry;
+        if (x & (x >> 1) & (x >> 2) & (x >> 3) & (x >> 4))
+            return 1;
+        carry = (c >> 28) & 15;
+    }
+    return 0;
+}
+
+/* Decodes up to 64 ints through the long decoder, when every value there
+ * takes at most 5 bytes and fits in 32 bits (else returns 0, *used set to
+ * the stretch it looked at, and the caller goes value by value). */
 AVKI_KTARGET static size_t ints_via_longs(const uint8_t *p, size_t avail, int32_t *out,
                                           size_t m, size_t *used)
 {
     int64_t tmp[64];
-    size_t j, got, canonical = 0;
+    size_t j, got;
     uint64_t over = 0;
     if (m > 64)
         m = 64;
@@ -757,14 +787,12 @@ AVKI_KTARGET static size_t ints_via_longs(const uint8_t *p, size_t avail, int32_
     if (got != m)
         return 0;
     for (j = 0; j < m; j++) {
-        uint64_t u = avk_zigzag_encode64(tmp[j]);
-        over |= u >> 32;
-        canonical += avki_varint_len(u);
-    }
-    if (over || canonical != *used)
-        return 0;
-    for (j = 0; j < m; j++)
+        /* Outside int32: bits above 32 after the bias. */
+        over |= ((uint64_t)tmp[j] + 0x80000000ULL) >> 32;
         out[j] = (int32_t)tmp[j];
+    }
+    if (over || has_six_byte_varint(p, *used, avail))
+        return 0;
     return m;
 }
 
