@@ -1063,6 +1063,58 @@ AVKI_KTARGET static inline size_t encode8_10(uint8_t *p, __m256i a, __m256i b, _
     return 80;
 }
 
+/* 8 zigzagged ints (below 2^32) in 32-bit slots, some of 5 bytes: four
+ * 7-bit groups spread in each slot and the fifth (bits 28-31) beside it,
+ * the continuation bits and lengths from four compares, then one 8-byte
+ * store per value at its prefix-sum offset (each overwriting the junk
+ * past the one before). Writes up to 43 bytes. */
+AVKI_KTARGET static inline size_t encode8_5(uint8_t *p, __m256i u)
+{
+    /* Unsigned compares as signed ones, both sides biased by 2^31. */
+    const __m256i bias = _mm256_set1_epi32(INT32_MIN);
+    __m256i b = _mm256_xor_si256(u, bias);
+    __m256i c7 = _mm256_cmpgt_epi32(b, _mm256_set1_epi32((int32_t)(0x7fu ^ 0x80000000u)));
+    __m256i c14 = _mm256_cmpgt_epi32(b, _mm256_set1_epi32((int32_t)(0x3fffu ^ 0x80000000u)));
+    __m256i c21 = _mm256_cmpgt_epi32(b, _mm256_set1_epi32((int32_t)(0x1fffffu ^ 0x80000000u)));
+    __m256i c28 = _mm256_cmpgt_epi32(b, _mm256_set1_epi32((int32_t)(0xfffffffu ^ 0x80000000u)));
+    __m256i x = _mm256_or_si256(_mm256_and_si256(u, KV(K_D3FFF)),
+                                _mm256_and_si256(_mm256_slli_epi32(u, 2), KV(K_D3FFF0000)));
+    __m256i cont, fifth, lens, lo, hi;
+    uint64_t word, at;
+    x = _mm256_or_si256(_mm256_and_si256(x, KV(K_W7F)),
+                        _mm256_and_si256(_mm256_slli_epi32(x, 1), KV(K_W7F00)));
+    cont = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(c7, KV(K_D80)),
+                                           _mm256_and_si256(c14, KV(K_D8000))),
+                           _mm256_or_si256(_mm256_and_si256(c21, KV(K_D800000)),
+                                           _mm256_and_si256(c28, bias)));
+    x = _mm256_or_si256(x, cont);
+    fifth = _mm256_srli_epi32(u, 28);
+    /* Lengths 1 + the four compares (each -1 when set), one byte each. */
+    lens = _mm256_sub_epi32(_mm256_sub_epi32(_mm256_set1_epi32(1), c7),
+                            _mm256_add_epi32(_mm256_add_epi32(c14, c21), c28));
+    lens = _mm256_shuffle_epi8(lens, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                      -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1,
+                                                      -1, -1, -1, -1, -1, -1, -1, -1));
+    word = (uint32_t)_mm_cvtsi128_si32(_mm256_castsi256_si128(lens)) |
+           ((uint64_t)(uint32_t)_mm_cvtsi128_si32(_mm256_extracti128_si256(lens, 1)) << 32);
+    at = word * 0x0101010101010100ULL; /* byte k: where value k starts (at most 35) */
+    lo = _mm256_unpacklo_epi32(x, fifth); /* values 0, 1 | 4, 5 as 64-bit slots */
+    hi = _mm256_unpackhi_epi32(x, fifth); /* values 2, 3 | 6, 7 */
+    {
+        __m128i l0 = _mm256_castsi256_si128(lo), h0 = _mm256_castsi256_si128(hi);
+        __m128i l1 = _mm256_extracti128_si256(lo, 1), h1 = _mm256_extracti128_si256(hi, 1);
+        _mm_storel_epi64((__m128i *)p, l0);
+        _mm_storeh_pi((__m64 *)(void *)(p + ((at >> 8) & 0xff)), _mm_castsi128_ps(l0));
+        _mm_storel_epi64((__m128i *)(p + ((at >> 16) & 0xff)), h0);
+        _mm_storeh_pi((__m64 *)(void *)(p + ((at >> 24) & 0xff)), _mm_castsi128_ps(h0));
+        _mm_storel_epi64((__m128i *)(p + ((at >> 32) & 0xff)), l1);
+        _mm_storeh_pi((__m64 *)(void *)(p + ((at >> 40) & 0xff)), _mm_castsi128_ps(l1));
+        _mm_storel_epi64((__m128i *)(p + ((at >> 48) & 0xff)), h1);
+        _mm_storeh_pi((__m64 *)(void *)(p + (at >> 56)), _mm_castsi128_ps(h1));
+    }
+    return (size_t)((word * 0x0101010101010101ULL) >> 56);
+}
+
 AVKI_KTARGET static inline __m256i zigzag64(__m256i v)
 {
     return _mm256_xor_si256(_mm256_slli_epi64(v, 1),
@@ -1141,12 +1193,7 @@ AVKI_KTARGET static size_t avx2_encode_ints(uint8_t *out, const int32_t *in, siz
             continue;
         }
         /* 5-byte values: 8-byte stores, the 8th ending by 5 * 7 + 8 < 50. */
-        {
-            __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(u));
-            __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(u, 1));
-            p += encode4(p, lo, spread56(lo), 0);
-            p += encode4(p, hi, spread56(hi), 0);
-        }
+        p += encode8_5(p, u);
     }
     for (; i < n; i++)
         p += encode_one(p, avk_zigzag_encode32(in[i]));
