@@ -1,6 +1,7 @@
 /* AVX2 bulk varint kernel: continuation-bit masks drive pshufb gathers; no BMI2 needed. */
 #include <immintrin.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "avrokit/varint.h"
@@ -122,6 +123,10 @@ static void fill64(unsigned k, uint64_t v)
 }
 
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+/* Set once the tables are filled: a plain load per call instead of a
+ * pthread_once call (records hand the kernel runs of a few values, where
+ * the call showed as 2-3% of the time). */
+static atomic_int tables_ready;
 
 static void tables_init(void)
 {
@@ -206,6 +211,14 @@ static void tables_init(void)
             uniform_ctrl[b][j] = (uint8_t)(at < b ? slot * b + at : 0x80);
         }
     }
+    atomic_store_explicit(&tables_ready, 1, memory_order_release);
+}
+
+/* Fills the tables on first use, from any thread. */
+static inline void tables_need(void)
+{
+    if (AVK_UNLIKELY(!atomic_load_explicit(&tables_ready, memory_order_acquire)))
+        pthread_once(&tables_once, tables_init);
 }
 
 /* Bytes a window may read: 32 for the stop bits, and a 16-byte gather
@@ -556,7 +569,7 @@ AVKI_KTARGET static size_t avx2_decode_longs(const uint8_t *in, size_t len, int6
     const uint8_t *p = in, *end = in + len;
     gather_consts c2, c4;
     size_t i = 0;
-    pthread_once(&tables_once, tables_init);
+    tables_need();
     c2 = make_consts(2);
     c4 = make_consts(4);
     while (i < n && (size_t)(end - p) >= WINDOW_READ) {
@@ -776,11 +789,41 @@ AVKI_KTARGET static inline size_t int_step(const uint8_t *p, size_t avail, uint6
  * padded encoding, which could hide a 6-byte int, is always longer).
  * Returns how many it decoded (*used their bytes), or 0 when the stretch
  * must go a value at a time (a bad or cut value, or a check failed). */
+/* 1 when a varint in p[0..used) has more than 5 bytes (an int's limit):
+ * five continuation bits in a row. p[0..avail) is readable. One movemask
+ * per 32 bytes, where checking each value's length cost about as much as
+ * decoding it. */
+AVKI_KTARGET static int has_six_byte_varint(const uint8_t *p, size_t used, size_t avail)
+{
+    uint64_t carry = 0; /* the previous chunk's last 4 continuation bits */
+    size_t o;
+    for (o = 0; o < used; o += 32) {
+        uint64_t c, x;
+        if (avail - o >= 32) {
+            c = (uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256((const __m256i *)(p + o)));
+        } else {
+            size_t j;
+            for (c = 0, j = 0; o + j < avail && j < 32; j++)
+                c |= (uint64_t)(p[o + j] >> 7) << j;
+        }
+        if (used - o < 32)
+            c &= (1ULL << (used - o)) - 1;
+        x = (c << 4) | carry;
+        if (x & (x >> 1) & (x >> 2) & (x >> 3) & (x >> 4))
+            return 1;
+        carry = (c >> 28) & 15;
+    }
+    return 0;
+}
+
+/* Decodes up to 64 ints through the long decoder, when every value there
+ * takes at most 5 bytes and fits in 32 bits (else returns 0, *used set to
+ * the stretch it looked at, and the caller goes value by value). */
 AVKI_KTARGET static size_t ints_via_longs(const uint8_t *p, size_t avail, int32_t *out,
                                           size_t m, size_t *used)
 {
     int64_t tmp[64];
-    size_t j, got, canonical = 0;
+    size_t j, got;
     uint64_t over = 0;
     if (m > 64)
         m = 64;
@@ -788,14 +831,12 @@ AVKI_KTARGET static size_t ints_via_longs(const uint8_t *p, size_t avail, int32_
     if (got != m)
         return 0;
     for (j = 0; j < m; j++) {
-        uint64_t u = avk_zigzag_encode64(tmp[j]);
-        over |= u >> 32;
-        canonical += avki_varint_len(u);
-    }
-    if (over || canonical != *used)
-        return 0;
-    for (j = 0; j < m; j++)
+        /* Outside int32: bits above 32 after the bias. */
+        over |= ((uint64_t)tmp[j] + 0x80000000ULL) >> 32;
         out[j] = (int32_t)tmp[j];
+    }
+    if (over || has_six_byte_varint(p, *used, avail))
+        return 0;
     return m;
 }
 
@@ -811,7 +852,7 @@ AVKI_KTARGET static size_t avx2_decode_ints(const uint8_t *in, size_t len, int32
     gather_consts c2, c4;
     size_t i = 0;
     const uint8_t *longs_retry = in; /* where ints_via_longs may run again */
-    pthread_once(&tables_once, tables_init);
+    tables_need();
     c2 = make_consts(2);
     c4 = make_consts(4);
     while (i < n && (size_t)(end - p) >= WINDOW_READ) {
@@ -1043,6 +1084,87 @@ AVKI_KTARGET static inline size_t encode4(uint8_t *p, __m256i u, __m256i x, int 
     return (packed * 0x01010101u) >> 24;
 }
 
+/* 8 values of 10 bytes each (bit 63 set in every zigzagged value, as
+ * in columns of large negative numbers or hashes): every byte continues,
+ * so no per-value length work; each value is its 8 spread bytes with all
+ * continuation bits, then bits 56-63 (bit 63 doubling as the continuation
+ * bit) and a final 1. Writes 80 bytes plus up to 6 of junk past them. */
+AVKI_KTARGET static inline size_t encode8_10(uint8_t *p, __m256i a, __m256i b, __m256i xa,
+                                             __m256i xb)
+{
+    const __m256i high = KV(K_B80), nine = _mm256_slli_epi64(KV(K_Q1), 8);
+    __m256i ta = _mm256_add_epi64(_mm256_srli_epi64(a, 56), nine);
+    __m256i tb = _mm256_add_epi64(_mm256_srli_epi64(b, 56), nine);
+    __m256i a02, a13, b02, b13;
+    xa = _mm256_or_si256(xa, high);
+    xb = _mm256_or_si256(xb, high);
+    a02 = _mm256_unpacklo_epi64(xa, ta); /* values 0 and 2 */
+    a13 = _mm256_unpackhi_epi64(xa, ta); /* values 1 and 3 */
+    b02 = _mm256_unpacklo_epi64(xb, tb);
+    b13 = _mm256_unpackhi_epi64(xb, tb);
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(a02));
+    _mm_storeu_si128((__m128i *)(p + 10), _mm256_castsi256_si128(a13));
+    _mm_storeu_si128((__m128i *)(p + 20), _mm256_extracti128_si256(a02, 1));
+    _mm_storeu_si128((__m128i *)(p + 30), _mm256_extracti128_si256(a13, 1));
+    _mm_storeu_si128((__m128i *)(p + 40), _mm256_castsi256_si128(b02));
+    _mm_storeu_si128((__m128i *)(p + 50), _mm256_castsi256_si128(b13));
+    _mm_storeu_si128((__m128i *)(p + 60), _mm256_extracti128_si256(b02, 1));
+    _mm_storeu_si128((__m128i *)(p + 70), _mm256_extracti128_si256(b13, 1));
+    return 80;
+}
+
+/* 8 zigzagged ints (below 2^32) in 32-bit slots, some of 5 bytes: four
+ * 7-bit groups spread in each slot and the fifth (bits 28-31) beside it,
+ * the continuation bits and lengths from four compares, then one 8-byte
+ * store per value at its prefix-sum offset (each overwriting the junk
+ * past the one before). Writes up to 43 bytes. */
+AVKI_KTARGET static inline size_t encode8_5(uint8_t *p, __m256i u)
+{
+    /* Unsigned compares as signed ones, both sides biased by 2^31. */
+    const __m256i bias = _mm256_set1_epi32(INT32_MIN);
+    __m256i b = _mm256_xor_si256(u, bias);
+    __m256i c7 = _mm256_cmpgt_epi32(b, _mm256_set1_epi32((int32_t)(0x7fu ^ 0x80000000u)));
+    __m256i c14 = _mm256_cmpgt_epi32(b, _mm256_set1_epi32((int32_t)(0x3fffu ^ 0x80000000u)));
+    __m256i c21 = _mm256_cmpgt_epi32(b, _mm256_set1_epi32((int32_t)(0x1fffffu ^ 0x80000000u)));
+    __m256i c28 = _mm256_cmpgt_epi32(b, _mm256_set1_epi32((int32_t)(0xfffffffu ^ 0x80000000u)));
+    __m256i x = _mm256_or_si256(_mm256_and_si256(u, KV(K_D3FFF)),
+                                _mm256_and_si256(_mm256_slli_epi32(u, 2), KV(K_D3FFF0000)));
+    __m256i cont, fifth, lens, lo, hi;
+    uint64_t word, at;
+    x = _mm256_or_si256(_mm256_and_si256(x, KV(K_W7F)),
+                        _mm256_and_si256(_mm256_slli_epi32(x, 1), KV(K_W7F00)));
+    cont = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(c7, KV(K_D80)),
+                                           _mm256_and_si256(c14, KV(K_D8000))),
+                           _mm256_or_si256(_mm256_and_si256(c21, KV(K_D800000)),
+                                           _mm256_and_si256(c28, bias)));
+    x = _mm256_or_si256(x, cont);
+    fifth = _mm256_srli_epi32(u, 28);
+    /* Lengths 1 + the four compares (each -1 when set), one byte each. */
+    lens = _mm256_sub_epi32(_mm256_sub_epi32(_mm256_set1_epi32(1), c7),
+                            _mm256_add_epi32(_mm256_add_epi32(c14, c21), c28));
+    lens = _mm256_shuffle_epi8(lens, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                      -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1,
+                                                      -1, -1, -1, -1, -1, -1, -1, -1));
+    word = (uint32_t)_mm_cvtsi128_si32(_mm256_castsi256_si128(lens)) |
+           ((uint64_t)(uint32_t)_mm_cvtsi128_si32(_mm256_extracti128_si256(lens, 1)) << 32);
+    at = word * 0x0101010101010100ULL; /* byte k: where value k starts (at most 35) */
+    lo = _mm256_unpacklo_epi32(x, fifth); /* values 0, 1 | 4, 5 as 64-bit slots */
+    hi = _mm256_unpackhi_epi32(x, fifth); /* values 2, 3 | 6, 7 */
+    {
+        __m128i l0 = _mm256_castsi256_si128(lo), h0 = _mm256_castsi256_si128(hi);
+        __m128i l1 = _mm256_extracti128_si256(lo, 1), h1 = _mm256_extracti128_si256(hi, 1);
+        _mm_storel_epi64((__m128i *)p, l0);
+        _mm_storeh_pi((__m64 *)(void *)(p + ((at >> 8) & 0xff)), _mm_castsi128_ps(l0));
+        _mm_storel_epi64((__m128i *)(p + ((at >> 16) & 0xff)), h0);
+        _mm_storeh_pi((__m64 *)(void *)(p + ((at >> 24) & 0xff)), _mm_castsi128_ps(h0));
+        _mm_storel_epi64((__m128i *)(p + ((at >> 32) & 0xff)), l1);
+        _mm_storeh_pi((__m64 *)(void *)(p + ((at >> 40) & 0xff)), _mm_castsi128_ps(l1));
+        _mm_storel_epi64((__m128i *)(p + ((at >> 48) & 0xff)), h1);
+        _mm_storeh_pi((__m64 *)(void *)(p + (at >> 56)), _mm_castsi128_ps(h1));
+    }
+    return (size_t)((word * 0x0101010101010101ULL) >> 56);
+}
+
 AVKI_KTARGET static inline __m256i zigzag64(__m256i v)
 {
     return _mm256_xor_si256(_mm256_slli_epi64(v, 1),
@@ -1060,7 +1182,7 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
     uint8_t *p = out;
     size_t i = 0;
     __m256i even;
-    pthread_once(&tables_once, tables_init); /* before any table is read */
+    tables_need(); /* before any table is read */
     even = KV(K_EVEN);
     /* Room: 10 bytes a value. With 9 values left, the 8th of a group
      * starts at most 70 bytes in and its 16-byte store ends by 86 < 90. */
@@ -1104,10 +1226,23 @@ AVKI_KTARGET static size_t avx2_encode_longs(uint8_t *out, const int64_t *in, si
             }
             p += encode4(p, a, xa, 0);
             p += encode4(p, b, xb, 0);
+        } else if ((_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(a, b))) & 15) == 15) {
+            p += encode8_10(p, a, b, xa, xb);
         } else {
             p += encode4(p, a, xa, 1);
             p += encode4(p, b, xb, 1);
         }
+    }
+    /* Up to 8 left (a record's run of long fields is often this short):
+     * groups of 4 where their stores stay in the room of 10 bytes a
+     * value (16-byte stores need a fifth value's room), then one at a time. */
+    while (n - i >= 4) {
+        __m256i a = zigzag64(_mm256_loadu_si256((const __m256i *)(in + i)));
+        int wide = !_mm256_testz_si256(a, KV(K_QTOP8));
+        if (wide && n - i < 5)
+            break;
+        p += encode4(p, a, spread56(a), wide);
+        i += 4;
     }
     for (; i < n; i++)
         p += encode_one(p, avk_zigzag_encode64(in[i]));
@@ -1118,7 +1253,7 @@ AVKI_KTARGET static size_t avx2_encode_ints(uint8_t *out, const int32_t *in, siz
 {
     uint8_t *p = out;
     size_t i = 0;
-    pthread_once(&tables_once, tables_init);
+    tables_need();
     /* Room: 5 bytes a value plus 10, so 8 values leave 50 >= 32. */
     for (; n - i >= 8; i += 8) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
@@ -1129,12 +1264,7 @@ AVKI_KTARGET static size_t avx2_encode_ints(uint8_t *out, const int32_t *in, siz
             continue;
         }
         /* 5-byte values: 8-byte stores, the 8th ending by 5 * 7 + 8 < 50. */
-        {
-            __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(u));
-            __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(u, 1));
-            p += encode4(p, lo, spread56(lo), 0);
-            p += encode4(p, hi, spread56(hi), 0);
-        }
+        p += encode8_5(p, u);
     }
     for (; i < n; i++)
         p += encode_one(p, avk_zigzag_encode32(in[i]));
