@@ -1,6 +1,6 @@
 /* A hash table of entry numbers: growth, storage, and the string hash's per-process seed. */
 #define _GNU_SOURCE /* getrandom */
-#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -12,27 +12,35 @@
  * add grows the table first. */
 static avki_hash_slot no_slots[1];
 
-static uint64_t process_seed;
-static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+/* 0 until the first table asks; then the same for every table. Relaxed
+ * atomics suffice: the value is all that is shared. */
+static _Atomic uint64_t process_seed;
 
-static void seed_init(void)
+static uint64_t new_seed(void) __attribute__((cold, noinline));
+
+static uint64_t new_seed(void)
 {
-    uint64_t seed = 0;
+    uint64_t seed = 0, expected = 0;
     if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed) {
         struct timespec ts; /* no getrandom (seccomp, old kernels): clock and address */
         clock_gettime(CLOCK_MONOTONIC, &ts);
         seed = avki_hash_mix((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
                              (uint64_t)(uintptr_t)&seed);
     }
-    process_seed = seed;
+    seed |= 1; /* never 0, which means "not yet" */
+    /* Two first tables on two threads: both keep the seed that landed first. */
+    if (!atomic_compare_exchange_strong_explicit(&process_seed, &expected, seed,
+                                                 memory_order_relaxed, memory_order_relaxed))
+        seed = expected;
+    return seed;
 }
 
 static void init_common(avki_hash *t)
 {
-    pthread_once(&seed_once, seed_init);
+    uint64_t seed = atomic_load_explicit(&process_seed, memory_order_relaxed);
     memset(t, 0, sizeof *t);
     t->slots = no_slots;
-    t->seed = process_seed;
+    t->seed = seed ? seed : new_seed();
 }
 
 void avki_hash_init(avki_hash *t, const avk_allocator *alloc, avki_hash_slot *local,
