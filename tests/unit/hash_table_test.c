@@ -37,7 +37,7 @@ static size_t find(const avki_hash *t, const keys *k, const char *key, size_t le
     uint32_t h = avki_hash_bytes(t, key, len);
     size_t pos = avki_hash_first(t, h), i;
     while ((i = avki_hash_next(t, h, &pos)) != AVKI_HASH_END)
-        if (k->len[i] == len && memcmp(k->text[i], key, len) == 0)
+        if (k->len[i] == len && (len == 0 || memcmp(k->text[i], key, len) == 0))
             return i;
     return AVKI_HASH_END;
 }
