@@ -6,6 +6,7 @@
 
 #include "avrokit/avro_json.h"
 #include "common/error.h"
+#include "common/hash_table.h"
 #include "common/value_path.h"
 #include "avro_json/avro_json_internal.h"
 #include "json/json.h"
@@ -357,15 +358,6 @@ static int is_container(avk_kind k)
 
 /* ---- records ----------------------------------------------------------------------------- */
 
-static uint64_t name_hash(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    size_t i;
-    for (i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static int field_is(const avk_field *f, const avki_json_member *mem)
 {
     return strlen(f->name) == mem->key_len && memcmp(f->name, mem->key, mem->key_len) == 0;
@@ -380,15 +372,17 @@ static int field_is(const avk_field *f, const avki_json_member *mem)
 static avk_status match_members(rctx *c, const avki_json *j, const avk_type *t, int dflt,
                                 const avki_json ***vals)
 {
-    size_t m = j->u.object.count, f = t->field_count, k, cap = 0;
+    size_t m = j->u.object.count, f = t->field_count, k;
     const avki_json **out = NULL;
-    uint32_t *slots = NULL;
+    avki_hash names; /* indexes of t's fields, by name */
+    int built = 0;
     for (k = 0; k < m && k < f && field_is(&t->fields[k], &j->u.object.members[k]); k++)
         ;
     if (k == m && m == f) {
         *vals = NULL;
         return AVK_OK;
     }
+    avki_hash_init_arena(&names, c->arena);
     if (f && !(out = (const avki_json **)alloc(c, f * sizeof *out)))
         return no_memory(c);
     for (k = 0; k < f; k++)
@@ -399,25 +393,24 @@ static avk_status match_members(rctx *c, const avki_json *j, const avk_type *t, 
         if (k < f && field_is(&t->fields[k], mem)) {
             idx = k;
         } else {
-            size_t i;
-            if (!slots) { /* built once, on the first member out of place */
-                for (cap = 16; cap < 2 * f; cap *= 2)
-                    ;
-                if (!(slots = (uint32_t *)alloc(c, cap * sizeof *slots)))
+            size_t i, pos;
+            uint32_t h;
+            if (!built) { /* built once, on the first member out of place */
+                if (avki_hash_reserve(&names, f) != AVK_OK)
                     return no_memory(c);
-                memset(slots, 0, cap * sizeof *slots);
                 for (i = 0; i < f; i++) {
                     const char *nm = t->fields[i].name;
-                    size_t h = (size_t)name_hash(nm, strlen(nm)) & (cap - 1);
-                    while (slots[h])
-                        h = (h + 1) & (cap - 1);
-                    slots[h] = (uint32_t)i + 1;
+                    /* Field names are distinct (the parser checked). */
+                    if (avki_hash_add(&names, avki_hash_bytes(&names, nm, strlen(nm)), i) != AVK_OK)
+                        return no_memory(c);
                 }
+                built = 1;
             }
-            for (i = (size_t)name_hash(mem->key, mem->key_len) & (cap - 1); slots[i];
-                 i = (i + 1) & (cap - 1)) {
-                if (field_is(&t->fields[slots[i] - 1], mem)) {
-                    idx = slots[i] - 1;
+            h = avki_hash_bytes(&names, mem->key, mem->key_len);
+            pos = avki_hash_first(&names, h);
+            while ((i = avki_hash_next(&names, h, &pos)) != AVKI_HASH_END) {
+                if (field_is(&t->fields[i], mem)) {
+                    idx = i;
                     break;
                 }
             }

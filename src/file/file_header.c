@@ -8,8 +8,8 @@
 #include "codec/codec_built.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
+#include "common/hash_table.h"
 #include "file/file_internal.h"
-#include "file/file_key_set.h"
 
 /*
  * A header is the magic "Obj\x01", the metadata as an Avro map of bytes
@@ -231,13 +231,14 @@ static avk_status read_length(avk_reader *r, const char *what, uint64_t budget, 
  * then look alike there); and of a repeated key some implementations keep
  * the first value and others the last (two avro.schema entries would give
  * two readings of the data). */
-static avk_status check_key(const avki_file_header *h, avki_key_set *keys, size_t index,
+static avk_status check_key(const avki_file_header *h, avki_hash *keys, size_t index,
                             uint64_t at, avk_error *err)
 {
     const avki_file_meta *m = &h->meta[index];
     char shown[200];
     const char *nul = memchr(m->key, 0, m->key_len);
-    size_t first;
+    size_t first, pos;
+    uint32_t hk;
     if (nul) {
         display_bytes(shown, sizeof shown, (const uint8_t *)m->key, m->key_len);
         return avki_error_set(err, AVK_ERR_MALFORMED, at,
@@ -252,9 +253,13 @@ static avk_status check_key(const avki_file_header *h, avki_key_set *keys, size_
                               "keys are Avro strings",
                               shown, (unsigned long long)at);
     }
-    if (avki_key_set_add(keys, index, &first) != AVK_OK)
-        return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");
-    if (first != SIZE_MAX) {
+    hk = avki_hash_bytes(keys, m->key, m->key_len);
+    pos = avki_hash_first(keys, hk);
+    while ((first = avki_hash_next(keys, hk, &pos)) != AVKI_HASH_END)
+        if (h->meta[first].key_len == m->key_len &&
+            (m->key_len == 0 || memcmp(h->meta[first].key, m->key, m->key_len) == 0))
+            break;
+    if (first != AVKI_HASH_END) {
         display_bytes(shown, sizeof shown, (const uint8_t *)m->key, m->key_len);
         return avki_error_set(err, AVK_ERR_MALFORMED, at,
                               "file header: metadata key %s appears again at byte %llu (entry "
@@ -262,10 +267,12 @@ static avk_status check_key(const avki_file_header *h, avki_key_set *keys, size_
                               "differ on which value counts",
                               shown, (unsigned long long)at, index, first);
     }
+    if (avki_hash_add(keys, hk, index) != AVK_OK)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, at, "file header: out of memory");
     return AVK_OK;
 }
 
-static avk_status add_entry(avki_file_header *h, avk_reader *r, avki_key_set *keys,
+static avk_status add_entry(avki_file_header *h, avk_reader *r, avki_hash *keys,
                             uint64_t *budget, avk_error *err)
 {
     avki_file_meta *m;
@@ -330,7 +337,7 @@ static avk_status read_long_in_map(avk_reader *r, uint64_t at, int64_t *v, avk_e
 /* The map comes in blocks, as any Avro map: a count (0 ends the map), then
  * that many entries; a negative count -n means n entries preceded by their
  * size in bytes, which must then be right. */
-static avk_status read_blocks(avki_file_header *h, avk_reader *r, avki_key_set *keys,
+static avk_status read_blocks(avki_file_header *h, avk_reader *r, avki_hash *keys,
                               uint64_t max_bytes, uint64_t max_entries, avk_error *err)
 {
     uint64_t budget = max_bytes;
@@ -389,23 +396,16 @@ static avk_status read_blocks(avki_file_header *h, avk_reader *r, avki_key_set *
     }
 }
 
-static const uint8_t *header_key_at(const void *ctx, size_t i, size_t *len)
-{
-    const avki_file_header *h = (const avki_file_header *)ctx;
-    *len = h->meta[i].key_len;
-    return (const uint8_t *)h->meta[i].key;
-}
-
 static avk_status read_map(avki_file_header *h, avk_reader *r, uint64_t max_bytes,
                            uint64_t max_entries, avk_error *err)
 {
-    avki_key_set keys;
+    avki_hash keys; /* indexes of h->meta, by key */
     avk_status st;
-    if (max_entries > AVKI_KEY_SET_MAX)
-        max_entries = AVKI_KEY_SET_MAX;
-    avki_key_set_init(&keys, &h->alloc, header_key_at, h);
+    if (max_entries > AVKI_HASH_MAX_ENTRIES)
+        max_entries = AVKI_HASH_MAX_ENTRIES;
+    avki_hash_init(&keys, &h->alloc, NULL, 0);
     st = read_blocks(h, r, &keys, max_bytes, max_entries, err);
-    avki_key_set_destroy(&keys);
+    avki_hash_destroy(&keys);
     return st;
 }
 
@@ -531,35 +531,34 @@ static avk_status meta_entry_check(const avk_file_meta *m, size_t i, avk_error *
     return AVK_OK;
 }
 
-static const uint8_t *user_key_at(const void *ctx, size_t i, size_t *len)
-{
-    const avk_file_meta *meta = (const avk_file_meta *)ctx;
-    *len = strlen(meta[i].key);
-    return (const uint8_t *)meta[i].key;
-}
-
 avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count,
                                 const avk_allocator *alloc, avk_error *err)
 {
-    avki_key_set keys;
+    avki_hash keys; /* indexes of meta, by key */
     avk_status st = AVK_OK;
     if (meta_count && !meta)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "metadata: %zu entries but no array", meta_count);
-    if (meta_count > AVKI_KEY_SET_MAX)
+    if (meta_count > AVKI_HASH_MAX_ENTRIES)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "metadata: %zu entries; at most %zu", meta_count,
-                              AVKI_KEY_SET_MAX);
-    avki_key_set_init(&keys, alloc, user_key_at, meta);
+                              AVKI_HASH_MAX_ENTRIES);
+    avki_hash_init(&keys, alloc, NULL, 0);
     for (size_t i = 0; i < meta_count && st == AVK_OK; i++) {
-        size_t first;
+        size_t first, pos;
+        uint32_t hk;
         st = meta_entry_check(&meta[i], i, err);
         if (st != AVK_OK)
             break;
-        if (avki_key_set_add(&keys, i, &first) != AVK_OK) {
+        hk = avki_hash_bytes(&keys, meta[i].key, strlen(meta[i].key));
+        pos = avki_hash_first(&keys, hk);
+        while ((first = avki_hash_next(&keys, hk, &pos)) != AVKI_HASH_END)
+            if (strcmp(meta[first].key, meta[i].key) == 0)
+                break;
+        if (first == AVKI_HASH_END && avki_hash_add(&keys, hk, i) != AVK_OK) {
             st = avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
                                 "out of memory checking the metadata keys");
-        } else if (first != SIZE_MAX) {
+        } else if (first != AVKI_HASH_END) {
             char shown[200];
             display_bytes(shown, sizeof shown, (const uint8_t *)meta[i].key,
                           strlen(meta[i].key));
@@ -568,7 +567,7 @@ avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count,
                                 first, i);
         }
     }
-    avki_key_set_destroy(&keys);
+    avki_hash_destroy(&keys);
     return st;
 }
 

@@ -6,6 +6,7 @@
 #include "plan/plan_format.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
+#include "common/hash_table.h"
 
 #define DEFAULT_MAX_DEPTH AVK_DEFAULT_MAX_DEPTH
 #define DEFAULT_MAX_BYTES ((uint64_t)256 << 20)
@@ -19,46 +20,21 @@
 typedef struct compiler {
     avk_plan *plan;
     size_t node_cap, step_cap;
-    /* Named (and shared bare) types already compiled: open addressing on
-     * the type's address, holding node index + 1 (0 is empty). A linear
-     * search would make a schema of many named types quadratic. */
-    uint32_t *seen;
-    size_t seen_cap, seen_count;
+    /* Named (and shared bare) types already compiled: node indexes found
+     * by the type's address. A linear search would make a schema of many
+     * named types quadratic. */
+    avki_hash seen;
 } compiler;
 
-static size_t seen_slot(const compiler *c, const avk_type *t)
+/* The node compiled for t, or AVKI_HASH_END. */
+static size_t seen_find(const compiler *c, const avk_type *t)
 {
-    uint64_t h = (uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15ull;
-    size_t i = (size_t)(h >> 20) & (c->seen_cap - 1);
-    while (c->seen[i] && c->plan->nodes[c->seen[i] - 1].type != t)
-        i = (i + 1) & (c->seen_cap - 1);
-    return i;
-}
-
-/* Remembers node idx for t, growing the table to stay at most half full. */
-static int seen_add(compiler *c, const avk_type *t, uint32_t idx)
-{
-    const avk_allocator *a = &c->plan->alloc;
-    if (2 * (c->seen_count + 1) > c->seen_cap) {
-        size_t ncap = c->seen_cap ? c->seen_cap * 2 : 64, i, old_cap = c->seen_cap;
-        uint32_t *old = c->seen, *nt;
-        if (ncap > SIZE_MAX / sizeof *nt)
-            return 0;
-        nt = (uint32_t *)a->alloc(a->ctx, ncap * sizeof *nt);
-        if (!nt)
-            return 0;
-        memset(nt, 0, ncap * sizeof *nt);
-        c->seen = nt;
-        c->seen_cap = ncap;
-        for (i = 0; i < old_cap; i++)
-            if (old[i])
-                c->seen[seen_slot(c, c->plan->nodes[old[i] - 1].type)] = old[i];
-        if (old)
-            a->free(a->ctx, old, old_cap * sizeof *old);
-    }
-    c->seen[seen_slot(c, t)] = idx + 1;
-    c->seen_count++;
-    return 1;
+    uint32_t h = avki_hash_ptr(t);
+    size_t pos = avki_hash_first(&c->seen, h), i;
+    while ((i = avki_hash_next(&c->seen, h, &pos)) != AVKI_HASH_END)
+        if (c->plan->nodes[i].type == t)
+            return i;
+    return AVKI_HASH_END;
 }
 
 static int grow(const avk_allocator *a, void **p, size_t *cap, size_t used, size_t need,
@@ -176,10 +152,10 @@ static avk_status compile(compiler *c, const avk_type *t, uint32_t *out)
 
     /* Only named types can be reached twice through the tree (and recur),
      * besides the shared bare primitives; other nodes are always new. */
-    if ((t->name || t->bare) && c->seen_count) {
-        size_t slot = seen_slot(c, t);
-        if (c->seen[slot]) {
-            *out = c->seen[slot] - 1;
+    if (t->name || t->bare) {
+        size_t seen = seen_find(c, t);
+        if (seen != AVKI_HASH_END) {
+            *out = (uint32_t)seen;
             return AVK_OK;
         }
     }
@@ -191,8 +167,8 @@ static avk_status compile(compiler *c, const avk_type *t, uint32_t *out)
     n = &p->nodes[idx];
     memset(n, 0, sizeof *n);
     n->type = t;
-    if ((t->name || t->bare) && !seen_add(c, t, idx))
-        return AVK_ERR_NO_MEMORY;
+    if (t->name || t->bare)
+        AVK_TRY(avki_hash_add(&c->seen, avki_hash_ptr(t), idx));
     n->op = (uint8_t)t->kind; /* avki_op follows avk_kind */
     *out = idx;
 
@@ -305,9 +281,9 @@ avk_status avk_plan_new(const avk_type *t, const avk_plan_options *opts, avk_pla
 
     memset(&c, 0, sizeof c);
     c.plan = p;
+    avki_hash_init(&c.seen, &p->alloc, NULL, 0);
     st = compile(&c, t, &root);
-    if (c.seen)
-        p->alloc.free(p->alloc.ctx, c.seen, c.seen_cap * sizeof *c.seen);
+    avki_hash_destroy(&c.seen);
     if (st != AVK_OK) {
         if (p->nodes)
             p->alloc.free(p->alloc.ctx, p->nodes, c.node_cap * sizeof(avki_node));

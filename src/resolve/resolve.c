@@ -58,6 +58,8 @@
 #include "plan/plan_format.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
+#include "common/hash_table.h"
+#include "common/stack.h"
 #include "common/value_path.h"
 #include "avro_json/avro_json_internal.h"
 
@@ -66,12 +68,11 @@
  * bounds nesting, this is a second fence. */
 #define MAX_DEPTH 4096
 
-/* An open-addressing map from a pair of type pointers to a node index. */
-typedef struct pair_map {
-    const avk_type **a, **b;
-    uint32_t *node;
-    size_t cap, count;
-} pair_map;
+/* A (writer, reader) pair already resolved, and its node. */
+typedef struct memo_pair {
+    const avk_type *w, *r;
+    uint32_t node;
+} memo_pair;
 
 /* What the walk is for:
  *   COMPAT_NONE        compiling a plan: the first problem stops it with
@@ -86,8 +87,9 @@ enum { COMPAT_NONE, COMPAT_STRICT, COMPAT_RESOLVABLE };
 typedef struct rcomp {
     avk_plan *p;
     avk_arena *arena;   /* the plan's rx_arena */
-    pair_map wnodes;    /* writer type -> its plain node */
-    pair_map memo;      /* (writer, reader) -> resolution node */
+    avki_hash wnodes;   /* writer type -> its plain node (indexes of p->nodes) */
+    avki_hash memo;     /* (writer, reader) -> resolution node (indexes of memo_pairs) */
+    avki_stack memo_pairs;
     avki_rx *rx;        /* grown here, copied into the arena at the end */
     size_t rx_count, rx_cap;
     /* Where the walk is in each schema ("Outer.fields[1].branch[0]"), each
@@ -114,83 +116,6 @@ static avk_status no_memory(rcomp *c)
 {
     return avki_error_set(c->err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
                           "out of memory resolving schemas");
-}
-
-static size_t pair_slot(const pair_map *m, const avk_type *a, const avk_type *b)
-{
-    uint64_t h = ((uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull) ^
-                 ((uint64_t)(uintptr_t)b * 0xC2B2AE3D27D4EB4Full);
-    size_t i = (size_t)(h >> 17) & (m->cap - 1);
-    while (m->a[i] && (m->a[i] != a || m->b[i] != b))
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-static int pair_find(const pair_map *m, const avk_type *a, const avk_type *b, uint32_t *node)
-{
-    size_t i;
-    if (!m->count)
-        return 0;
-    i = pair_slot(m, a, b);
-    if (!m->a[i])
-        return 0;
-    *node = m->node[i];
-    return 1;
-}
-
-static int pair_add(const avk_allocator *al, pair_map *m, const avk_type *a, const avk_type *b,
-                    uint32_t node)
-{
-    size_t i;
-    if (2 * (m->count + 1) > m->cap) {
-        pair_map n;
-        size_t k;
-        n.cap = m->cap ? m->cap * 2 : 64;
-        n.count = m->count;
-        n.a = (const avk_type **)al->alloc(al->ctx, n.cap * sizeof *n.a);
-        n.b = (const avk_type **)al->alloc(al->ctx, n.cap * sizeof *n.b);
-        n.node = (uint32_t *)al->alloc(al->ctx, n.cap * sizeof *n.node);
-        if (!n.a || !n.b || !n.node) {
-            if (n.a)
-                al->free(al->ctx, (void *)n.a, n.cap * sizeof *n.a);
-            if (n.b)
-                al->free(al->ctx, (void *)n.b, n.cap * sizeof *n.b);
-            if (n.node)
-                al->free(al->ctx, n.node, n.cap * sizeof *n.node);
-            return 0;
-        }
-        memset((void *)n.a, 0, n.cap * sizeof *n.a);
-        for (k = 0; k < m->cap; k++) {
-            if (m->a[k]) {
-                size_t j = pair_slot(&n, m->a[k], m->b[k]);
-                n.a[j] = m->a[k];
-                n.b[j] = m->b[k];
-                n.node[j] = m->node[k];
-            }
-        }
-        if (m->cap) {
-            al->free(al->ctx, (void *)m->a, m->cap * sizeof *m->a);
-            al->free(al->ctx, (void *)m->b, m->cap * sizeof *m->b);
-            al->free(al->ctx, m->node, m->cap * sizeof *m->node);
-        }
-        *m = n;
-    }
-    i = pair_slot(m, a, b);
-    if (!m->a[i])
-        m->count++;
-    m->a[i] = a;
-    m->b[i] = b;
-    m->node[i] = node;
-    return 1;
-}
-
-static void pair_free(const avk_allocator *al, pair_map *m)
-{
-    if (!m->cap)
-        return;
-    al->free(al->ctx, (void *)m->a, m->cap * sizeof *m->a);
-    al->free(al->ctx, (void *)m->b, m->cap * sizeof *m->b);
-    al->free(al->ctx, m->node, m->cap * sizeof *m->node);
 }
 
 /* Renders a path into buf[PATH_CAP] ("Outer.fields[1].items"). */
@@ -362,12 +287,59 @@ static const char *arena_text(rcomp *c, const char *fmt, ...)
     return out;
 }
 
-/* The writer type's plain node: its min_size, and what a skip runs. */
+/* The writer type's first plain node, or AVKI_HASH_END. */
+static size_t wnode_find(const rcomp *c, const avk_type *w)
+{
+    uint32_t h = avki_hash_ptr(w);
+    size_t pos = avki_hash_first(&c->wnodes, h), i;
+    while ((i = avki_hash_next(&c->wnodes, h, &pos)) != AVKI_HASH_END)
+        if (c->p->nodes[i].type == w)
+            return i;
+    return AVKI_HASH_END;
+}
+
+/* The writer type's plain node (0 when it has none): its min_size, and
+ * what a skip runs. */
 static uint32_t wnode(const rcomp *c, const avk_type *w)
 {
-    uint32_t n = 0;
-    pair_find(&c->wnodes, w, NULL, &n);
-    return n;
+    size_t i = wnode_find(c, w);
+    return i == AVKI_HASH_END ? 0 : (uint32_t)i;
+}
+
+static uint32_t memo_hash(const avk_type *w, const avk_type *r)
+{
+    return avki_hash_pair(avki_hash_ptr(w), avki_hash_ptr(r));
+}
+
+/* The node resolved for (w, r) before, if any. */
+static int memo_find(const rcomp *c, const avk_type *w, const avk_type *r, uint32_t *node)
+{
+    uint32_t h = memo_hash(w, r);
+    size_t pos = avki_hash_first(&c->memo, h), i;
+    while ((i = avki_hash_next(&c->memo, h, &pos)) != AVKI_HASH_END) {
+        const memo_pair *m = (const memo_pair *)avki_stack_at(&c->memo_pairs, i);
+        if (m->w == w && m->r == r) {
+            *node = m->node;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Remembers node for (w, r), which memo_find did not have. */
+static avk_status memo_add(rcomp *c, const avk_type *w, const avk_type *r, uint32_t node)
+{
+    memo_pair *m = (memo_pair *)avki_stack_push(&c->memo_pairs);
+    if (!m)
+        return no_memory(c);
+    m->w = w;
+    m->r = r;
+    m->node = node;
+    if (avki_hash_add(&c->memo, memo_hash(w, r), c->memo_pairs.n - 1) != AVK_OK) {
+        c->memo_pairs.n--;
+        return no_memory(c);
+    }
+    return AVK_OK;
 }
 
 static uint64_t wmin(const rcomp *c, const avk_type *w)
@@ -725,7 +697,7 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
     uint32_t idx = 0; /* set on AVK_OK; 0 quiets -O3's -Wmaybe-uninitialized */
     avk_status st = AVK_OK;
     int op;
-    if (pair_find(&c->memo, w, r, out))
+    if (memo_find(c, w, r, out))
         return AVK_OK;
     if (++c->depth > MAX_DEPTH)
         return avki_error_set(c->err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
@@ -751,8 +723,7 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
             return st;
         }
         AVK_TRY(new_node(c, AVKI_OP_WRAP, r, wmin(c, w), &idx));
-        if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
-            return no_memory(c);
+        AVK_TRY(memo_add(c, w, r, idx));
         c->p->nodes[idx].count = (uint32_t)b;
         AVK_TRY(new_steps(c, idx, 1));
         ro = avki_path_push(&c->rpath, AVKI_SEG_BRANCH, (uint64_t)b, NULL);
@@ -768,8 +739,7 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
          * index takes a byte), and each writer branch gets a step. */
         uint8_t kind = r->kind == AVK_UNION ? AVKI_OP_UNION : AVKI_OP_UNWRAP;
         AVK_TRY(new_node(c, kind, r, 1, &idx));
-        if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
-            return no_memory(c);
+        AVK_TRY(memo_add(c, w, r, idx));
         *out = idx;
         st = kind == AVKI_OP_UNION ? resolve_unions(c, w, r, idx) : resolve_unwrap(c, w, r, idx);
         c->depth--;
@@ -784,8 +754,7 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
             return st;
         }
         AVK_TRY(new_node(c, (uint8_t)op, r, wmin(c, w), &idx));
-        if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
-            return no_memory(c);
+        AVK_TRY(memo_add(c, w, r, idx));
         *out = idx;
         c->depth--;
         return AVK_OK;
@@ -802,8 +771,7 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
      * plan.c would make for the reader, and the decoder's plain paths,
      * inline leaves included, take it. */
     AVK_TRY(new_node(c, (uint8_t)w->kind, r, wmin(c, w), &idx));
-    if (!pair_add(&c->p->alloc, &c->memo, w, r, idx))
-        return no_memory(c);
+    AVK_TRY(memo_add(c, w, r, idx));
     *out = idx;
     switch (w->kind) {
     case AVK_RECORD:
@@ -851,8 +819,9 @@ static avk_status resolve(rcomp *c, const avk_type *w, const avk_type *r, uint32
 static void rcomp_destroy(rcomp *c)
 {
     const avk_allocator *a = &c->p->alloc;
-    pair_free(a, &c->wnodes);
-    pair_free(a, &c->memo);
+    avki_hash_destroy(&c->wnodes);
+    avki_hash_destroy(&c->memo);
+    avki_stack_destroy(&c->memo_pairs);
     if (c->rx)
         a->free(a->ctx, c->rx, c->rx_cap * sizeof *c->rx);
 }
@@ -875,6 +844,9 @@ static avk_status build(rcomp *c, const avk_type *writer, const avk_type *reader
     AVK_TRY(avk_plan_new(writer, opts, &p, c->err));
     c->p = p;
     *out = p;
+    avki_hash_init(&c->wnodes, &p->alloc, NULL, 0);
+    avki_hash_init(&c->memo, &p->alloc, NULL, 0);
+    avki_stack_init(&c->memo_pairs, NULL, 0, sizeof(memo_pair), &p->alloc);
     memset(&ao, 0, sizeof ao);
     ao.struct_size = sizeof ao;
     ao.allocator = &p->alloc;
@@ -882,8 +854,8 @@ static avk_status build(rcomp *c, const avk_type *writer, const avk_type *reader
         return no_memory(c);
     c->arena = p->rx_arena;
     for (i = 0; i < p->node_count; i++)
-        if (!pair_find(&c->wnodes, p->nodes[i].type, NULL, &root) &&
-            !pair_add(&p->alloc, &c->wnodes, p->nodes[i].type, NULL, (uint32_t)i))
+        if (wnode_find(c, p->nodes[i].type) == AVKI_HASH_END &&
+            avki_hash_add(&c->wnodes, avki_hash_ptr(p->nodes[i].type), i) != AVK_OK)
             return no_memory(c);
     c->rpath.depth = c->wpath.depth = 0;
     avki_path_push(&c->rpath, AVKI_SEG_TEXT, 0, avki_type_label(reader));

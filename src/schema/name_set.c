@@ -1,64 +1,36 @@
-/* The set of full names a schema writer has written (open addressing, FNV-1a). */
-#include <stdint.h>
-#include <stdlib.h>
+/* The set of full names a schema writer has written. */
 #include <string.h>
 
 #include "schema/name_set.h"
 
 void avki_name_set_init(avki_name_set *s)
 {
-    memset(s->inline_slots, 0, sizeof s->inline_slots);
-    s->slots = s->inline_slots;
-    s->cap = AVKI_NAME_SET_INLINE;
-    s->count = 0;
+    /* The writers take no allocator: the C library's. */
+    avki_hash_init(&s->table, NULL, s->inline_slots, 2 * AVKI_NAME_SET_INLINE);
+    avki_stack_init(&s->names, s->inline_names, AVKI_NAME_SET_INLINE, sizeof(const char *),
+                    avk_allocator_libc());
 }
 
 void avki_name_set_destroy(avki_name_set *s)
 {
-    if (s->slots != s->inline_slots)
-        free((void *)s->slots);
-}
-
-static size_t name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
-    return (size_t)(h ^ (h >> 32));
+    avki_hash_destroy(&s->table);
+    avki_stack_destroy(&s->names);
 }
 
 int avki_name_set_add(avki_name_set *s, const char *name)
 {
-    size_t mask = s->cap - 1, i = name_hash(name) & mask;
-    while (s->slots[i]) {
-        if (strcmp(s->slots[i], name) == 0)
+    uint32_t h = avki_hash_bytes(&s->table, name, strlen(name));
+    size_t pos = avki_hash_first(&s->table, h), i;
+    const char **slot;
+    while ((i = avki_hash_next(&s->table, h, &pos)) != AVKI_HASH_END)
+        if (strcmp(*(const char **)avki_stack_at(&s->names, i), name) == 0)
             return 0;
-        i = (i + 1) & mask;
+    if (!(slot = (const char **)avki_stack_push(&s->names)))
+        return -1;
+    *slot = name;
+    if (avki_hash_add(&s->table, h, s->names.n - 1) != AVK_OK) {
+        s->names.n--;
+        return -1;
     }
-    if ((s->count + 1) * 2 > s->cap) {
-        size_t cap = s->cap * 2, k;
-        const char **slots = (const char **)calloc(cap, sizeof *slots);
-        if (!slots)
-            return -1;
-        for (k = 0; k < s->cap; k++) {
-            size_t j;
-            if (!s->slots[k])
-                continue;
-            j = name_hash(s->slots[k]) & (cap - 1);
-            while (slots[j])
-                j = (j + 1) & (cap - 1);
-            slots[j] = s->slots[k];
-        }
-        avki_name_set_destroy(s);
-        s->slots = slots;
-        s->cap = cap;
-        mask = cap - 1;
-        i = name_hash(name) & mask;
-        while (s->slots[i])
-            i = (i + 1) & mask;
-    }
-    s->slots[i] = name;
-    s->count++;
     return 1;
 }
-

@@ -4,16 +4,19 @@
 
 #include <stddef.h>
 
+#include "common/hash_table.h"
+#include "common/stack.h"
+
 /* [FULLNAMES] and the rule that a named type is written in full only once:
  * later occurrences are its full name. Keyed by full name. Small schemas
- * stay in the inline slots and never allocate. */
-#define AVKI_NAME_SET_INLINE 32 /* a power of two */
+ * stay in the inline storage and never allocate. */
+#define AVKI_NAME_SET_INLINE 16 /* names kept without allocating */
 
 typedef struct avki_name_set {
-    const char **slots;
-    size_t cap; /* a power of two; at most half full */
-    size_t count;
-    const char *inline_slots[AVKI_NAME_SET_INLINE];
+    avki_hash table; /* indexes of names */
+    avki_stack names; /* const char * */
+    avki_hash_slot inline_slots[2 * AVKI_NAME_SET_INLINE];
+    const char *inline_names[AVKI_NAME_SET_INLINE];
 } avki_name_set;
 
 void avki_name_set_init(avki_name_set *s);

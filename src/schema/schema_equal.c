@@ -1,8 +1,9 @@
 /* Structural equality of two schema nodes, attributes included, safe on recursive types. */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "common/hash_table.h"
+#include "common/stack.h"
 #include "schema/schema_internal.h"
 
 /* ---- the pairs of named types already compared ----------------------------
@@ -13,63 +14,39 @@
  * the work linear: a type referenced from many places is compared once,
  * not once per path (which grows exponentially with nesting). */
 
-#define PAIRS_INLINE 32 /* a power of two */
+#define PAIRS_INLINE 16 /* pairs kept without allocating */
 
 typedef struct type_pair {
     const avk_type *a, *b;
 } type_pair;
 
 typedef struct pair_set {
-    type_pair *slots;
-    size_t cap; /* a power of two; at most half full */
-    size_t count;
+    avki_hash table;    /* indexes of pairs */
+    avki_stack pairs;   /* type_pair */
     int no_memory;
-    type_pair inline_slots[PAIRS_INLINE];
+    avki_hash_slot inline_slots[2 * PAIRS_INLINE];
+    type_pair inline_pairs[PAIRS_INLINE];
 } pair_set;
-
-static size_t pair_hash(const avk_type *a, const avk_type *b)
-{
-    uint64_t h = (uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ULL;
-    h ^= (uint64_t)(uintptr_t)b + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2);
-    h *= 0xbf58476d1ce4e5b9ULL;
-    return (size_t)(h ^ (h >> 31));
-}
 
 /* 1 when the pair was added, 0 when it was there, -1 when out of memory. */
 static int pairs_add(pair_set *s, const avk_type *a, const avk_type *b)
 {
-    size_t mask = s->cap - 1, i = pair_hash(a, b) & mask;
-    while (s->slots[i].a) {
-        if (s->slots[i].a == a && s->slots[i].b == b)
+    uint32_t h = avki_hash_pair(avki_hash_ptr(a), avki_hash_ptr(b));
+    size_t pos = avki_hash_first(&s->table, h), i;
+    type_pair *p;
+    while ((i = avki_hash_next(&s->table, h, &pos)) != AVKI_HASH_END) {
+        p = (type_pair *)avki_stack_at(&s->pairs, i);
+        if (p->a == a && p->b == b)
             return 0;
-        i = (i + 1) & mask;
     }
-    if ((s->count + 1) * 2 > s->cap) {
-        size_t cap = s->cap * 2, k;
-        type_pair *slots = (type_pair *)calloc(cap, sizeof *slots);
-        if (!slots)
-            return -1;
-        for (k = 0; k < s->cap; k++) {
-            size_t j;
-            if (!s->slots[k].a)
-                continue;
-            j = pair_hash(s->slots[k].a, s->slots[k].b) & (cap - 1);
-            while (slots[j].a)
-                j = (j + 1) & (cap - 1);
-            slots[j] = s->slots[k];
-        }
-        if (s->slots != s->inline_slots)
-            free(s->slots);
-        s->slots = slots;
-        s->cap = cap;
-        mask = cap - 1;
-        i = pair_hash(a, b) & mask;
-        while (s->slots[i].a)
-            i = (i + 1) & mask;
+    if (!(p = (type_pair *)avki_stack_push(&s->pairs)))
+        return -1;
+    p->a = a;
+    p->b = b;
+    if (avki_hash_add(&s->table, h, s->pairs.n - 1) != AVK_OK) {
+        s->pairs.n--;
+        return -1;
     }
-    s->slots[i].a = a;
-    s->slots[i].b = b;
-    s->count++;
     return 1;
 }
 
@@ -183,12 +160,14 @@ int avk_type_equal(const avk_type *a, const avk_type *b)
 {
     pair_set seen;
     int eq;
-    memset(&seen, 0, sizeof seen);
-    seen.slots = seen.inline_slots;
-    seen.cap = PAIRS_INLINE;
+    /* No allocator is passed in: the C library's. */
+    avki_hash_init(&seen.table, NULL, seen.inline_slots, 2 * PAIRS_INLINE);
+    avki_stack_init(&seen.pairs, seen.inline_pairs, PAIRS_INLINE, sizeof(type_pair),
+                    avk_allocator_libc());
+    seen.no_memory = 0;
     eq = type_eq(&seen, a, b);
-    if (seen.slots != seen.inline_slots)
-        free(seen.slots);
+    avki_hash_destroy(&seen.table);
+    avki_stack_destroy(&seen.pairs);
     /* Out of memory: no answer can be proved, and the call has no status;
      * 0 is the answer that claims nothing. */
     return eq && !seen.no_memory;

@@ -7,6 +7,7 @@
 #include "avrokit/writer.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
+#include "common/hash_table.h"
 #include "common/value_path.h"
 #include "schema/schema_internal.h"
 
@@ -51,35 +52,12 @@ static int primitive_kind(const char *s, size_t len)
     return strlen(primitive_names[k]) == len && memcmp(primitive_names[k], s, len) == 0 ? k : -1;
 }
 
-/* ---- a string set for duplicate checks and name lookup ----------------- */
-
-typedef struct name_slot {
-    const char *key;
-    size_t len;
-    const void *value;
-} name_slot;
-
-typedef struct name_table {
-    name_slot *slots;
-    size_t cap; /* power of two */
-    size_t count;
-} name_table;
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    size_t i;
-    for (i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 typedef struct parser {
     avk_schema *schema;
     avki_arena *arena;
     avk_error *err;
     size_t max_depth;
-    name_table names; /* full name -> avk_type*, grown in place */
+    avki_hash names; /* indexes of named, by namespace and name */
     avk_type **named;
     size_t named_count, named_cap;
     /* The path from the root, kept as segments and formatted only when an
@@ -102,55 +80,56 @@ static void *alloc_zero(parser *p, size_t size)
     return m;
 }
 
-static avk_status table_init(parser *p, name_table *t, size_t expected)
+/* ---- sets of texts, for duplicate checks -------------------------------- */
+
+/* The texts added so far (views, not copies) and a table of their indexes,
+ * in the schema's arena. Sized for all its texts at init: adding never
+ * allocates. */
+typedef struct text_view {
+    const char *s;
+    size_t len;
+} text_view;
+
+typedef struct text_set {
+    avki_hash table;
+    text_view *text;
+    size_t count, cap;
+} text_set;
+
+static avk_status set_init(parser *p, text_set *s, size_t n)
 {
-    size_t cap = 16;
-    while (cap < expected * 2)
-        cap *= 2;
-    t->slots = (name_slot *)alloc_zero(p, cap * sizeof *t->slots);
-    if (!t->slots)
+    avki_hash_init_arena(&s->table, p->arena);
+    s->text = (text_view *)avki_arena_alloc(p->arena, n * sizeof *s->text, 8);
+    s->count = 0;
+    s->cap = n;
+    if (!s->text || avki_hash_reserve(&s->table, n) != AVK_OK)
         return no_memory(p);
-    t->cap = cap;
-    t->count = 0;
     return AVK_OK;
 }
 
-static name_slot *table_find(const name_table *t, const char *key, size_t len)
+/* The index of the text equal to key[0..len), or AVKI_HASH_END. */
+static size_t set_find(const text_set *s, uint32_t h, const char *key, size_t len)
 {
-    size_t i = (size_t)hash_bytes(key, len) & (t->cap - 1);
-    for (;;) {
-        name_slot *s = &t->slots[i];
-        if (!s->key || (s->len == len && memcmp(s->key, key, len) == 0))
-            return s;
-        i = (i + 1) & (t->cap - 1);
-    }
+    size_t pos = avki_hash_first(&s->table, h), i;
+    while ((i = avki_hash_next(&s->table, h, &pos)) != AVKI_HASH_END)
+        if (s->text[i].len == len && memcmp(s->text[i].s, key, len) == 0)
+            return i;
+    return AVKI_HASH_END;
 }
 
-/* Inserts key; returns 0 when it was already there (its slot in *existing). */
-static avk_status table_put(parser *p, name_table *t, const char *key, size_t len, const void *value,
-                            int *inserted)
+/* Adds key[0..len) (which must outlive the set) as the next index unless
+ * an equal text is there: *first gets that one's index, or AVKI_HASH_END
+ * when key was added. */
+static avk_status set_add(parser *p, text_set *s, const char *key, size_t len, size_t *first)
 {
-    name_slot *s;
-    if ((t->count + 1) * 2 > t->cap) { /* grow: rehash into a table twice the size */
-        name_table bigger;
-        size_t i;
-        AVK_TRY(table_init(p, &bigger, t->cap));
-        for (i = 0; i < t->cap; i++)
-            if (t->slots[i].key)
-                *table_find(&bigger, t->slots[i].key, t->slots[i].len) = t->slots[i];
-        bigger.count = t->count;
-        *t = bigger;
-    }
-    s = table_find(t, key, len);
-    if (s->key) {
-        *inserted = 0;
+    uint32_t h = avki_hash_bytes(&s->table, key, len);
+    *first = set_find(s, h, key, len);
+    if (*first != AVKI_HASH_END)
         return AVK_OK;
-    }
-    s->key = key;
-    s->len = len;
-    s->value = value;
-    t->count++;
-    *inserted = 1;
+    if (s->count == s->cap || avki_hash_add(&s->table, h, s->count) != AVK_OK)
+        return no_memory(p);
+    s->text[s->count].s = key;
+    s->text[s->count++].len = len;
     return AVK_OK;
 }
 
@@ -252,29 +231,58 @@ static const char *concat_name(parser *p, const char *space, const char *name)
     return s;
 }
 
+/* The named types are keyed by namespace and simple name, hashed apart,
+ * so a reference is looked up without building its full name. */
+static uint32_t named_hash(const parser *p, const char *space, size_t ls, const char *name,
+                           size_t ln)
+{
+    return avki_hash_pair(avki_hash_bytes(&p->names, space, ls),
+                          avki_hash_bytes(&p->names, name, ln));
+}
+
+/* Whether the C string s is key[0..len) (which may hold a NUL). */
+static int same_text(const char *s, const char *key, size_t len)
+{
+    return strlen(s) == len && memcmp(s, key, len) == 0;
+}
+
+/* The type named name[0..ln) in namespace space[0..ls) ("" is the null
+ * namespace), or NULL. */
+static const avk_type *find_named(const parser *p, uint32_t h, const char *space, size_t ls,
+                                  const char *name, size_t ln)
+{
+    size_t pos = avki_hash_first(&p->names, h), i;
+    while ((i = avki_hash_next(&p->names, h, &pos)) != AVKI_HASH_END) {
+        const avk_type *t = p->named[i];
+        if (same_text(t->name, name, ln) && same_text(t->space, space, ls))
+            return t;
+    }
+    return NULL;
+}
+
 /* Looks up a type reference written in namespace space: a dotted name is
- * full; otherwise space.name, then (as Java does) the null namespace. The
- * qualified name is hashed and compared in two pieces, never built. */
+ * full; otherwise space.name, then (as Java does) the null namespace. */
 static const avk_type *lookup(parser *p, const char *name, size_t len, const char *space)
 {
-    name_slot *s;
-    if (!memchr(name, '.', len) && *space) {
-        size_t ls = strlen(space), full = ls + 1 + len, i;
-        uint64_t h = hash_bytes(space, ls);
-        h = (h ^ (uint8_t)'.') * 0x100000001b3ULL;
-        for (i = 0; i < len; i++)
-            h = (h ^ (uint8_t)name[i]) * 0x100000001b3ULL;
-        for (i = (size_t)h & (p->names.cap - 1);; i = (i + 1) & (p->names.cap - 1)) {
-            s = &p->names.slots[i];
-            if (!s->key)
-                break;
-            if (s->len == full && memcmp(s->key, space, ls) == 0 && s->key[ls] == '.' &&
-                memcmp(s->key + ls + 1, name, len) == 0)
-                return (const avk_type *)s->value;
-        }
+    const avk_type *t;
+    size_t dot = len;
+    while (dot > 0 && name[dot - 1] != '.')
+        dot--;
+    if (dot > 0) {
+        /* Full: the namespace is what comes before the last dot. ".a" names
+         * nothing (a type of the null namespace is called "a"). */
+        size_t ls = dot - 1, ln = len - dot;
+        if (ls == 0)
+            return NULL;
+        return find_named(p, named_hash(p, name, ls, name + dot, ln), name, ls, name + dot, ln);
     }
-    s = table_find(&p->names, name, len);
-    return s->key ? (const avk_type *)s->value : NULL;
+    if (*space) {
+        size_t ls = strlen(space);
+        t = find_named(p, named_hash(p, space, ls, name, len), space, ls, name, len);
+        if (t)
+            return t;
+    }
+    return find_named(p, named_hash(p, "", 0, name, len), "", 0, name, len);
 }
 
 /* ---- attribute helpers -------------------------------------------------- */
@@ -464,12 +472,11 @@ static avk_status check_unique_keys(parser *p, const avki_json *obj)
                     return fail(p, m[i].value, "duplicate key \"%s\"", m[i].key);
         return AVK_OK;
     } else {
-        name_table seen;
-        AVK_TRY(table_init(p, &seen, n));
+        text_set seen;
+        AVK_TRY(set_init(p, &seen, n));
         for (i = 0; i < n; i++) {
-            int inserted;
-            AVK_TRY(table_put(p, &seen, m[i].key, m[i].key_len, &m[i], &inserted));
-            if (!inserted)
+            AVK_TRY(set_add(p, &seen, m[i].key, m[i].key_len, &k));
+            if (k != AVKI_HASH_END)
                 return fail(p, m[i].value, "duplicate key \"%s\"", m[i].key);
         }
         return AVK_OK;
@@ -629,8 +636,8 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
     const avki_json *name = avki_json_get(obj, "name");
     const avki_json *ns = avki_json_get(obj, "namespace");
     const char *nm, *dot;
-    int inserted;
-    size_t old;
+    size_t old, ls, ln;
+    uint32_t h;
     if (!name || !is_text(name)) {
         old = path_seg(p, AVKI_SEG_MEMBER, 0, "name");
         if (name)
@@ -684,8 +691,10 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
         path_pop(p, old);
         return AVK_ERR_SCHEMA;
     }
-    AVK_TRY(table_put(p, &p->names, t->fullname, strlen(t->fullname), t, &inserted));
-    if (!inserted) {
+    ls = strlen(t->space);
+    ln = strlen(t->name);
+    h = named_hash(p, t->space, ls, t->name, ln);
+    if (find_named(p, h, t->space, ls, t->name, ln)) {
         old = path_seg(p, AVKI_SEG_MEMBER, 0, "name");
         fail(p, name, "redefinition of \"%s\"", t->fullname);
         path_pop(p, old);
@@ -702,6 +711,8 @@ static avk_status define_name(parser *p, const avki_json *obj, avk_type *t, cons
         p->named_cap = cap;
     }
     p->named[p->named_count++] = t;
+    if (avki_hash_add(&p->names, h, p->named_count - 1) != AVK_OK)
+        return no_memory(p);
     *inner_space = t->space;
     AVK_TRY(get_doc(p, avki_json_get(obj, "doc"), &t->doc));
     return get_aliases(p, avki_json_get(obj, "aliases"), t->space, 0, &t->aliases, &t->alias_count);
@@ -711,7 +722,7 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
                                size_t depth)
 {
     const avki_json *fields = avki_json_get(obj, "fields");
-    name_table seen;
+    text_set seen;
     size_t i, old;
     if (!fields || fields->type != AVKI_JSON_ARRAY) {
         old = path_seg(p, AVKI_SEG_MEMBER, 0, "fields");
@@ -726,13 +737,12 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
     t->fields = (avk_field *)alloc_zero(p, t->field_count * sizeof *t->fields);
     if (!t->fields)
         return no_memory(p);
-    AVK_TRY(table_init(p, &seen, t->field_count));
+    AVK_TRY(set_init(p, &seen, t->field_count));
     for (i = 0; i < t->field_count; i++) {
         const avki_json *fj = fields->u.array.items[i];
         avk_field *f = &t->fields[i];
         const avki_json *name, *type, *def, *order, *doc, *aliases;
-        size_t m, nprops;
-        int inserted;
+        size_t m, nprops, first;
         avk_status st = AVK_OK;
         old = path_seg(p, AVKI_SEG_MEMBER_AT, i, "fields");
         f->index = i;
@@ -771,9 +781,9 @@ static avk_status parse_fields(parser *p, const avki_json *obj, avk_type *t, con
             goto out;
         }
         f->name = name->u.string.ptr;
-        if ((st = table_put(p, &seen, f->name, name->u.string.len, f, &inserted)) != AVK_OK)
+        if ((st = set_add(p, &seen, f->name, name->u.string.len, &first)) != AVK_OK)
             goto out;
-        if (!inserted) {
+        if (first != AVKI_HASH_END) {
             path_seg(p, AVKI_SEG_MEMBER, 0, "name");
             st = fail(p, name, "duplicate field name \"%s\"", f->name);
             goto out;
@@ -826,8 +836,8 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
 {
     const avki_json *symbols = avki_json_get(obj, "symbols");
     const avki_json *def = avki_json_get(obj, "default");
-    name_table seen;
-    size_t i, old;
+    text_set seen;
+    size_t i, old, first;
     if (!symbols || symbols->type != AVKI_JSON_ARRAY) {
         old = path_seg(p, AVKI_SEG_MEMBER, 0, "symbols");
         if (symbols)
@@ -841,10 +851,9 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
     t->symbols = (const char **)alloc_zero(p, t->symbol_count * sizeof *t->symbols);
     if (!t->symbols)
         return no_memory(p);
-    AVK_TRY(table_init(p, &seen, t->symbol_count));
+    AVK_TRY(set_init(p, &seen, t->symbol_count));
     for (i = 0; i < t->symbol_count; i++) {
         const avki_json *s = symbols->u.array.items[i];
-        int inserted;
         if (!is_text(s) || !valid_simple_name(s->u.string.ptr, s->u.string.len)) {
             old = path_seg(p, AVKI_SEG_MEMBER_AT, i, "symbols");
             if (is_text(s))
@@ -854,9 +863,8 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
             path_pop(p, old);
             return AVK_ERR_SCHEMA;
         }
-        AVK_TRY(table_put(p, &seen, s->u.string.ptr, s->u.string.len, &t->symbols[i],
-                          &inserted));
-        if (!inserted) {
+        AVK_TRY(set_add(p, &seen, s->u.string.ptr, s->u.string.len, &first));
+        if (first != AVKI_HASH_END) {
             old = path_seg(p, AVKI_SEG_MEMBER_AT, i, "symbols");
             fail(p, s, "duplicate symbol \"%s\"", s->u.string.ptr);
             path_pop(p, old);
@@ -865,8 +873,12 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
         t->symbols[i] = s->u.string.ptr;
     }
     if (def) {
-        name_slot *slot = is_text(def) ? table_find(&seen, def->u.string.ptr, def->u.string.len) : NULL;
-        if (!slot || !slot->key) {
+        /* Symbols were added in order: the set's index is the symbol's. */
+        size_t k = AVKI_HASH_END;
+        if (is_text(def))
+            k = set_find(&seen, avki_hash_bytes(&seen.table, def->u.string.ptr, def->u.string.len),
+                         def->u.string.ptr, def->u.string.len);
+        if (k == AVKI_HASH_END) {
             old = path_seg(p, AVKI_SEG_MEMBER, 0, "default");
             if (is_text(def))
                 fail(p, def, "enum default \"%s\" is not one of the symbols", def->u.string.ptr);
@@ -875,7 +887,7 @@ static avk_status parse_enum(parser *p, const avki_json *obj, avk_type *t)
             path_pop(p, old);
             return AVK_ERR_SCHEMA;
         }
-        t->enum_default = (long)((const char *const *)slot->value - t->symbols);
+        t->enum_default = (long)k;
     }
     return AVK_OK;
 }
@@ -968,7 +980,7 @@ static avk_status parse_union(parser *p, const avki_json *arr, const char *space
                               const avk_type **out)
 {
     avk_type *t = new_type(p, AVK_UNION);
-    name_table seen;
+    text_set seen;
     size_t i;
     if (!t)
         return no_memory(p);
@@ -976,11 +988,11 @@ static avk_status parse_union(parser *p, const avki_json *arr, const char *space
     t->branches = (const avk_type **)alloc_zero(p, t->branch_count * sizeof *t->branches);
     if (!t->branches)
         return no_memory(p);
-    AVK_TRY(table_init(p, &seen, t->branch_count));
+    AVK_TRY(set_init(p, &seen, t->branch_count));
     for (i = 0; i < t->branch_count; i++) {
         const avk_type *b;
         const char *key;
-        int inserted;
+        size_t first;
         size_t old = path_seg(p, AVKI_SEG_INDEX, i, NULL);
         avk_status st = parse_type(p, arr->u.array.items[i], space, depth + 1, &b);
         if (st != AVK_OK) {
@@ -994,8 +1006,8 @@ static avk_status parse_union(parser *p, const avki_json *arr, const char *space
         }
         /* One branch per unnamed type; named types by full name. */
         key = b->fullname ? b->fullname : avk_kind_name(b->kind);
-        st = table_put(p, &seen, key, strlen(key), b, &inserted);
-        if (st == AVK_OK && !inserted)
+        st = set_add(p, &seen, key, strlen(key), &first);
+        if (st == AVK_OK && first != AVKI_HASH_END)
             st = fail(p, arr->u.array.items[i], "the union already has a branch of type %s", key);
         path_pop(p, old);
         AVK_TRY(st);
@@ -1206,8 +1218,7 @@ avk_status avk_schema_parse(const char *json, size_t len, const avk_schema_optio
     }
     if (st == AVK_OK)
         st = avki_json_parse(&arena, json ? json : "", len, &limits, &doc, err);
-    if (st == AVK_OK)
-        st = table_init(&p, &p.names, 16);
+    avki_hash_init_arena(&p.names, &arena);
     if (st == AVK_OK)
         st = parse_type(&p, doc, "", 0, &s->root);
     if (st == AVK_OK)

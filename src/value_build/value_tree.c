@@ -5,6 +5,7 @@
 #include "avro_json/avro_json_internal.h"
 #include "common/arena.h"
 #include "common/error.h"
+#include "common/hash_table.h"
 #include "common/stack.h"
 #include "schema/schema_internal.h"
 #include "value/value_target.h"
@@ -25,16 +26,17 @@ typedef struct tseen {
 } tseen;
 
 #define LOCAL_FRAMES 32
-#define LOCAL_SEEN 64
+#define LOCAL_SEEN 32
 
 typedef struct tctx {
     avk_arena *arena;
     avk_error *err;
     avki_stack frames;
     tframe local_frames[LOCAL_FRAMES];
+    avki_stack seen;       /* tseen, one per record type met */
+    avki_hash seen_index;  /* indexes of seen, by the type's address */
     tseen local_seen[LOCAL_SEEN];
-    tseen *seen; /* open addressing on the type's address; never more than half full */
-    size_t seen_mask, seen_count;
+    avki_hash_slot local_slots[2 * LOCAL_SEEN];
 } tctx;
 
 static avk_status no_memory(const tctx *c, size_t bytes)
@@ -43,43 +45,31 @@ static avk_status no_memory(const tctx *c, size_t bytes)
                           "avk_value_init_tree: cannot allocate %zu bytes", bytes);
 }
 
-static size_t seen_slot(const avk_type *t, size_t mask)
-{
-    return (size_t)((((uint64_t)(uintptr_t)t >> 3) * 0x9e3779b97f4a7c15ULL) >> 29) & mask;
-}
-
 static tseen *seen_find(tctx *c, const avk_type *t)
 {
-    size_t i;
-    for (i = seen_slot(t, c->seen_mask); c->seen[i].t; i = (i + 1) & c->seen_mask)
-        if (c->seen[i].t == t)
-            return &c->seen[i];
+    uint32_t h = avki_hash_ptr(t);
+    size_t pos = avki_hash_first(&c->seen_index, h), i;
+    while ((i = avki_hash_next(&c->seen_index, h, &pos)) != AVKI_HASH_END) {
+        tseen *s = (tseen *)avki_stack_at(&c->seen, i);
+        if (s->t == t)
+            return s;
+    }
     return NULL;
 }
 
-/* Room for one more type; 0 when out of memory. */
-static int seen_reserve(tctx *c)
+/* Remembers type t (not there yet) in *out. */
+static avk_status seen_add(tctx *c, const avk_type *t, tseen **out)
 {
-    const avk_allocator *a = &c->arena->core.alloc;
-    size_t n = 2 * (c->seen_mask + 1), i;
-    tseen *ns;
-    if (2 * (c->seen_count + 1) <= c->seen_mask + 1)
-        return 1;
-    if (n > SIZE_MAX / sizeof *ns || !(ns = (tseen *)a->alloc(a->ctx, n * sizeof *ns)))
-        return 0;
-    memset(ns, 0, n * sizeof *ns);
-    for (i = 0; i <= c->seen_mask; i++)
-        if (c->seen[i].t) {
-            size_t j = seen_slot(c->seen[i].t, n - 1);
-            while (ns[j].t)
-                j = (j + 1) & (n - 1);
-            ns[j] = c->seen[i];
-        }
-    if (c->seen != c->local_seen)
-        a->free(a->ctx, c->seen, (c->seen_mask + 1) * sizeof *ns);
-    c->seen = ns;
-    c->seen_mask = n - 1;
-    return 1;
+    tseen *s = (tseen *)avki_stack_push(&c->seen);
+    if (!s)
+        return no_memory(c, 2 * c->seen.cap * sizeof *s);
+    if (avki_hash_add(&c->seen_index, avki_hash_ptr(t), c->seen.n - 1) != AVK_OK) {
+        c->seen.n--;
+        return no_memory(c, 2 * (c->seen_index.mask + 1) * sizeof(avki_hash_slot));
+    }
+    s->t = t;
+    *out = s;
+    return AVK_OK;
 }
 
 /* Pushes record value rec (its fields allocated) unless its type is
@@ -99,15 +89,8 @@ static avk_status push_record(tctx *c, avk_value *rec)
                               rec->type->fullname, parent->rec->type->fields[parent->i - 1].name,
                               parent->rec->type->fullname);
     }
-    if (!s) {
-        if (!seen_reserve(c))
-            return no_memory(c, 2 * (c->seen_mask + 1) * sizeof(tseen));
-        s = &c->seen[seen_slot(rec->type, c->seen_mask)];
-        while (s->t)
-            s = &c->seen[((size_t)(s - c->seen) + 1) & c->seen_mask];
-        s->t = rec->type;
-        c->seen_count++;
-    }
+    if (!s)
+        AVK_TRY(seen_add(c, rec->type, &s));
     s->depth = depth;
     if (!(f = (tframe *)avki_stack_push(&c->frames)))
         return no_memory(c, 2 * c->frames.cap * sizeof *f);
@@ -155,10 +138,8 @@ static avk_status init_tree(avk_value *v, const avk_type *t, avk_arena *arena, a
     c.arena = arena;
     c.err = err;
     avki_stack_init(&c.frames, c.local_frames, LOCAL_FRAMES, sizeof(tframe), &arena->core.alloc);
-    memset(c.local_seen, 0, sizeof c.local_seen);
-    c.seen = c.local_seen;
-    c.seen_mask = LOCAL_SEEN - 1;
-    c.seen_count = 0;
+    avki_stack_init(&c.seen, c.local_seen, LOCAL_SEEN, sizeof(tseen), &arena->core.alloc);
+    avki_hash_init(&c.seen_index, &arena->core.alloc, c.local_slots, 2 * LOCAL_SEEN);
     st = empty_value(&c, v, t);
     while (st == AVK_OK && c.frames.n) {
         tframe *f = (tframe *)avki_stack_at(&c.frames, c.frames.n - 1);
@@ -182,8 +163,8 @@ static avk_status init_tree(avk_value *v, const avk_type *t, avk_arena *arena, a
         }
     }
     avki_stack_destroy(&c.frames);
-    if (c.seen != c.local_seen)
-        arena->core.alloc.free(arena->core.alloc.ctx, c.seen, (c.seen_mask + 1) * sizeof *c.seen);
+    avki_stack_destroy(&c.seen);
+    avki_hash_destroy(&c.seen_index);
     if (st != AVK_OK) {
         memset(v, 0, sizeof *v);
         v->type = t;

@@ -430,6 +430,32 @@ static void test_names(void **state)
          AVK_ERR_SCHEMA, NULL, "unknown type name \"Later\"");
     FAIL("{'type':'record','name':'R','namespace':'n','fields':[{'name':'a','type':'m.R'}]}",
          AVK_ERR_SCHEMA, NULL, "unknown type name \"m.R\"");
+    /* References are looked up by namespace and simple name: a full name
+     * finds its type, a simple one the enclosing namespace's, then the null
+     * namespace's; ".X" names no type (X of the null namespace is "X"), nor
+     * does a name with a NUL inside. */
+    s = AVKT_PARSE("{'type':'record','name':'R','fields':[{'name':'a','type':{'type':'fixed','name'"
+                   ":'p.X','size':1}},{'name':'b','type':{'type':'fixed','name':'X','size':3}},"
+                   "{'name':'c','type':{'type':'fixed','name':'q.X','size':2}},"
+                   "{'name':'d','type':'p.X'},{'name':'e','type':'X'},"
+                   "{'name':'f','type':{'type':'record','name':'q.S','fields':["
+                   "{'name':'g','type':'X'},{'name':'h','type':'R'}]}}]}");
+    {
+        const avk_type *r = avk_schema_root(s), *sq;
+        assert_int_equal(avk_type_fixed_size(avk_field_type(avk_type_field(r, 3))), 1);
+        assert_int_equal(avk_type_fixed_size(avk_field_type(avk_type_field(r, 4))), 3);
+        sq = avk_field_type(avk_type_field(r, 5));
+        assert_int_equal(avk_type_fixed_size(avk_field_type(avk_type_field(sq, 0))), 2);
+        assert_ptr_equal(avk_field_type(avk_type_field(sq, 1)), r);
+    }
+    avk_schema_free(s);
+    FAIL("{'type':'record','name':'R','fields':[{'name':'a','type':{'type':'fixed','name':'X',"
+         "'size':1}},{'name':'b','type':'.X'}]}",
+         AVK_ERR_SCHEMA, NULL, "unknown type name \".X\"");
+    FAIL_RAW("{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":{"
+             "\"type\":\"fixed\",\"name\":\"X\",\"size\":1}},{\"name\":\"b\",\"type\":"
+             "\"X\\u0000\"}]}",
+             AVK_ERR_SCHEMA, NULL, "unknown type name \"X\"");
 
     /* Bad names and namespaces. */
     FAIL("{'type':'fixed','name':'int','size':1}", AVK_ERR_SCHEMA, NULL, "int");
