@@ -61,6 +61,11 @@ demo: build
 	      "$$($(AVROKIT) count $(BUILD)/demo/orders-$$c.avro)" || exit 1; \
 	done
 	$(BUILD)/examples/container_demo $(BUILD)/demo/orders.avro
+	@echo
+	@echo "== generated code: avrokit gen for order.avsc (docs/gen.md), the orders read through it =="
+	@mkdir -p $(BUILD)/demo/gen
+	$(AVROKIT) gen --list --prefix shop examples/data/order.avsc -o $(BUILD)/demo/gen
+	$(BUILD)/examples/gen_demo $(BUILD)/demo/orders.avro
 
 # make bench [KERNEL=name] [FILTER=regex]: every row, or those FILTER picks,
 # with the kernel forced (fails when this CPU cannot run it).
