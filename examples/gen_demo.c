@@ -11,6 +11,8 @@
  * shop_Customer, shop_Line, ... and the shop_Order_* functions. */
 #include "order.h"
 
+#define ROUNDS 3
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -61,7 +63,7 @@ static void print_order(const shop_Order *o)
 }
 
 /* Every order through the generated reader: plain C structs, no lookups. */
-static int read_generated(const char *path, avk_arena *arena, totals *t)
+static int read_generated(const char *path, avk_arena *arena, totals *t, int print)
 {
     shop_Order_file_reader *fr;
     shop_Order o;
@@ -77,7 +79,7 @@ static int read_generated(const char *path, avk_arena *arena, totals *t)
         }
         if (!more)
             break;
-        if (t->orders < 2)
+        if (print && t->orders < 2)
             print_order(&o);
         t->orders++;
         t->gold += o.customer.tier == shop_Tier_GOLD;
@@ -128,8 +130,8 @@ int main(int argc, char **argv)
 {
     totals gen = {0}, generic = {0};
     avk_arena *arena;
-    double t0, t1, t2;
-    int rc;
+    double best_gen = 0, best_generic = 0;
+    int rc = 0;
     if (argc != 2) {
         fprintf(stderr, "usage: gen_demo ORDERS.avro (a file of examples/data/order.avsc)\n");
         return 2;
@@ -137,12 +139,23 @@ int main(int argc, char **argv)
     if (avk_arena_new(NULL, &arena, NULL) != AVK_OK)
         return 1;
     printf("generated code for %s:\n", "examples/data/order.avsc");
-    t0 = now_s();
-    rc = read_generated(argv[1], arena, &gen);
-    t1 = now_s();
-    if (rc == 0)
-        rc = read_generic(argv[1], arena, &generic);
-    t2 = now_s();
+    /* Best of ROUNDS each, alternating (the machine is shared; the first
+     * round also reads the file into the page cache). */
+    for (int round = 0; round < ROUNDS && rc == 0; round++) {
+        totals a = {0}, b = {0};
+        double t0 = now_s(), t1, t2;
+        rc = read_generated(argv[1], arena, &a, round == 0);
+        t1 = now_s();
+        if (rc == 0)
+            rc = read_generic(argv[1], arena, &b);
+        t2 = now_s();
+        if (round == 0 || t1 - t0 < best_gen)
+            best_gen = t1 - t0;
+        if (round == 0 || t2 - t1 < best_generic)
+            best_generic = t2 - t1;
+        gen = a;
+        generic = b;
+    }
     avk_arena_free(arena);
     if (rc)
         return rc;
@@ -156,7 +169,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gen_demo: the generic reader adds up to other totals\n");
         return 1;
     }
-    printf("  the generic reader agrees; read in %.1f ms generated, %.1f ms generic\n",
-           (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+    printf("  the generic reader agrees; best of %d: %.1f ms generated, %.1f ms generic\n", ROUNDS,
+           best_gen * 1e3, best_generic * 1e3);
     return 0;
 }

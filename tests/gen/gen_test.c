@@ -1,5 +1,6 @@
 /* Code from `avrokit gen` for every valid schema of the apache data against the generic plan: tables, random round trips, skip, truncation, hostile bytes, limits, depth, container files. */
 #define _DEFAULT_SOURCE 1
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,33 +124,67 @@ static void generated_decode(size_t ci, int mode, const avk_limits *limits, cons
     }
 }
 
-/* Fails unless the generated decode did what the generic one did: the same
- * status, and then the same offset, path and message, or the same bytes
- * consumed and an equal value. */
-static void same_outcome(size_t ci, const char *what, const outcome *g, const outcome *x)
+/* Differences between the decoders found by the running test: each is
+ * printed whole (the first few of a test), and the test fails at its end
+ * (no_mismatches), so one run lists them. */
+#define MISMATCHES_SHOWN 8
+static size_t mismatches;
+
+static void mismatch(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void mismatch(const char *fmt, ...)
+{
+    va_list ap;
+    if (mismatches++ >= MISMATCHES_SHOWN)
+        return;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void no_mismatches(void)
+{
+    size_t n = mismatches;
+    mismatches = 0;
+    if (n)
+        fail_msg("%zu decodes differ from the generic decoder's (the first %d above)", n,
+                 MISMATCHES_SHOWN);
+}
+
+/* Counts a mismatch unless the generated decode did what the generic one
+ * did: the same status, and then the same offset, path and message, or the
+ * same bytes consumed and an equal value. Returns 1 when they agree. */
+static int same_outcome(size_t ci, const char *what, const outcome *g, const outcome *x)
 {
     const gen_case *c = &gen_cases[ci];
     if (g->status != x->status ||
         (g->status != AVK_OK &&
          (g->err.status != g->status || x->err.status != x->status ||
           g->err.offset != x->err.offset || strcmp(g->err.path, x->err.path) != 0 ||
-          strcmp(g->err.message, x->err.message) != 0)))
-        fail_msg("%s (%s): %s:\n  generic   %s at %llu, path '%s': %s\n  generated %s at %llu, "
+          strcmp(g->err.message, x->err.message) != 0))) {
+        mismatch("%s (%s): %s:\n  generic   %s at %llu, path '%s': %s\n  generated %s at %llu, "
                  "path '%s': %s",
                  c->id, c->origin, what, avk_status_name(g->status),
                  (unsigned long long)g->err.offset, g->status ? g->err.path : "",
                  g->status ? g->err.message : "", avk_status_name(x->status),
                  (unsigned long long)x->err.offset, x->status ? x->err.path : "",
                  x->status ? x->err.message : "");
+        return 0;
+    }
     if (g->status == AVK_OK) {
-        if (g->consumed != x->consumed)
-            fail_msg("%s (%s): %s: generic decode consumed %llu bytes, generated %llu", c->id,
+        if (g->consumed != x->consumed) {
+            mismatch("%s (%s): %s: generic decode consumed %llu bytes, generated %llu", c->id,
                      c->origin, what, (unsigned long long)g->consumed,
                      (unsigned long long)x->consumed);
-        if (!avk_value_equal(&g->value, &x->value))
-            fail_msg("%s (%s): %s: generated decode gives another value than the generic one", c->id,
-                     c->origin, what);
+            return 0;
+        }
+        if (!avk_value_equal(&g->value, &x->value)) {
+            mismatch("%s (%s): %s: generated decode gives another value than the generic one",
+                     c->id, c->origin, what);
+            return 0;
+        }
     }
+    return 1;
 }
 
 /* Both decoders on p[0..len) (a guarded copy: reading past the end
@@ -316,6 +351,7 @@ static void test_tables(void **state)
 {
     size_t rows = 0;
     (void)state;
+    mismatches = 0;
     for (size_t ci = 0; ci < gen_case_count; ci++) {
         const gen_case *c = &gen_cases[ci];
         for (size_t h = 0; h < c->hex_count; h++) {
@@ -346,6 +382,7 @@ static void test_tables(void **state)
     }
     print_message("%zu table rows decode and encode as the generic plan does\n", rows);
     assert_true(rows >= 30);
+    no_mismatches();
 }
 
 /* (b) Random values: generic encode -> generated decode (memory and
@@ -355,6 +392,7 @@ static void test_random_round_trip(void **state)
 {
     size_t values = 0;
     (void)state;
+    mismatches = 0;
     for (size_t ci = 0; ci < gen_case_count; ci++) {
         const gen_case *c = &gen_cases[ci];
         avkcli_rng rng;
@@ -405,6 +443,7 @@ static void test_random_round_trip(void **state)
         }
     }
     print_message("%zu random values round-trip through the generated code\n", values);
+    no_mismatches();
 }
 
 /* (c) FN_skip consumes exactly what decoding consumes, and a cut value is
@@ -447,6 +486,7 @@ static void test_truncated(void **state)
 {
     size_t cuts = 0;
     (void)state;
+    mismatches = 0;
     for (size_t ci = 0; ci < gen_case_count; ci++) {
         buf enc[16];
         size_t n = encodings(ci, enc, 16);
@@ -463,6 +503,7 @@ static void test_truncated(void **state)
         free_bufs(enc, n);
     }
     print_message("%zu cut encodings: TRUNCATED alike\n", cuts);
+    no_mismatches();
 }
 
 /* Damage of one kind at position at of b: a new buffer. */
@@ -507,6 +548,7 @@ static void test_hostile(void **state)
     avk_limits small;
     size_t tried = 0, failed = 0;
     (void)state;
+    mismatches = 0;
     memset(&small, 0, sizeof small);
     small.max_depth = 3;
     small.max_bytes = 2;
@@ -542,6 +584,7 @@ static void test_hostile(void **state)
     }
     print_message("%zu damaged encodings (%zu refused) decode alike\n", tried, failed);
     assert_true(failed > tried / 4);
+    no_mismatches();
 }
 
 /* (e) A few hostile inputs whose outcome is known, by root kind. */
@@ -553,6 +596,7 @@ static void test_hostile_known(void **state)
     static const uint8_t branch[] = {0x7e, 0x00};
     size_t checked = 0;
     (void)state;
+    mismatches = 0;
     for (size_t ci = 0; ci < gen_case_count; ci++) {
         switch (avk_type_kind(all[ci].root)) {
         case AVK_STRING:
@@ -593,6 +637,7 @@ static void test_hostile_known(void **state)
     }
     print_message("%zu schemas given known hostile inputs\n", checked);
     assert_true(checked >= 10);
+    no_mismatches();
 }
 
 /* The one documented difference: generated decoders recurse in C and stop
@@ -602,6 +647,7 @@ static void test_depth(void **state)
 {
     size_t ci;
     (void)state;
+    mismatches = 0;
     for (ci = 0; ci < gen_case_count; ci++)
         if (strstr(gen_cases[ci].origin, "schema_tests/pass/recursive_record"))
             break;
@@ -666,6 +712,41 @@ static void test_depth(void **state)
     }
     avk_arena_free(a);
     free(b.p);
+    no_mismatches();
+}
+
+/* Errors deep down: the paths are shortened in the middle exactly as the
+ * generic decoder shortens them (recursive_record, 1 to 80 levels, the
+ * deepest label's length -1; or its children count cut short). */
+static void test_deep_paths(void **state)
+{
+    size_t ci;
+    (void)state;
+    mismatches = 0;
+    for (ci = 0; ci < gen_case_count; ci++)
+        if (strstr(gen_cases[ci].origin, "schema_tests/pass/recursive_record"))
+            break;
+    if (ci == gen_case_count) {
+        print_message("SKIPPED: no recursive_record schema among the cases\n");
+        skip();
+    }
+    for (size_t levels = 1; levels <= 80; levels++) {
+        buf b = {(uint8_t *)malloc(2 * levels + 2), 0};
+        char what[64];
+        assert_non_null(b.p);
+        for (size_t i = 0; i + 1 < levels; i++) {
+            b.p[b.len++] = 0x00;
+            b.p[b.len++] = 0x02;
+        }
+        b.p[b.len++] = 0x01; /* label length -1 */
+        snprintf(what, sizeof what, "%zu levels, then length -1", levels);
+        AVKT_ASSERT_STATUS(compare_decoders(ci, what, NULL, b.p, b.len), AVK_ERR_MALFORMED);
+        b.p[b.len - 1] = 0x00;
+        snprintf(what, sizeof what, "%zu levels, then the end", levels);
+        AVKT_ASSERT_STATUS(compare_decoders(ci, what, NULL, b.p, b.len), AVK_ERR_TRUNCATED);
+        free(b.p);
+    }
+    no_mismatches();
 }
 
 /* (f) Container files: FN_file_reader_* read what avk_file_writer wrote
@@ -703,8 +784,7 @@ static void test_container(void **state)
             random_value(ci, &rng, keep, &values[k]);
             AVKT_OK(avk_file_writer_append(fw, &values[k], &err));
         }
-        AVKT_OK(avk_file_writer_close(fw, &err));
-        avk_file_writer_free(fw);
+        AVKT_OK(avk_file_writer_close(fw, &err)); /* frees fw */
 
         avk_status s = c->file_open(&fr, path_generic, NULL, &err);
         if (s != AVK_OK)
@@ -745,8 +825,7 @@ static void test_container(void **state)
                 fail_msg("%s (%s): %s_file_write: %s: %s", c->id, c->origin, c->fn,
                          avk_status_name(s), err.message);
         }
-        AVKT_OK(avk_file_writer_close(fw, &err));
-        avk_file_writer_free(fw);
+        AVKT_OK(avk_file_writer_close(fw, &err)); /* frees fw */
         {
             size_t la, lb;
             char *fa = avkt_read_file(path_generic, &la), *fb = avkt_read_file(path_generated, &lb);
@@ -766,7 +845,6 @@ static void test_container(void **state)
                 continue;
             AVKT_OK(avk_file_writer_open_path(path_generated, all[other].schema, &wo, &fw, &err));
             AVKT_OK(avk_file_writer_close(fw, &err));
-            avk_file_writer_free(fw);
             fr = NULL;
             s = c->file_open(&fr, path_generated, NULL, &err);
             if (s == AVK_OK) {
@@ -801,6 +879,7 @@ int main(void)
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_hostile_known),
+        cmocka_unit_test(test_deep_paths),
         cmocka_unit_test(test_depth),
         cmocka_unit_test(test_container),
     };

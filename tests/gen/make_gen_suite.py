@@ -12,12 +12,16 @@ Usage:
       generated sNNN.c, so the same source is compiled as C++ too; and
       OUT_DIR/cases.json keeps what the generate step needs. A missing
       INTEROP_DIR gives an empty case list (the suite is then skipped).
-  make_gen_suite.py generate OUT_DIR AVROKIT [EMULATOR...]
+      The few valid schemas gen must refuse (REFUSED) are written but are
+      not cases.
+  make_gen_suite.py generate OUT_DIR AVROKIT_COMMAND...
       At build time: `avrokit gen --list --prefix sNNN -o OUT_DIR/gen
       OUT_DIR/schemas/sNNN.avsc` for every case (a unique prefix per schema,
       so every generated file links into one program), then OUT_DIR/registry.c:
       per case, wrapper functions over the generated FN_* functions (through
       void pointers, so one table drives every schema) and the table rows.
+      A failed run, or a REFUSED schema that gen does not refuse with its
+      message, fails the build.
 
 Files are rewritten only when their contents change, so an unchanged
 generator output does not rebuild the suite.
@@ -28,6 +32,28 @@ import json
 import os
 import subprocess
 import sys
+
+
+# Valid schemas `avrokit gen` must refuse, with what its message says: a
+# record that holds itself by value (Y holds Z holds Y, no union, array or
+# map between) has no finite value, so no C struct. The generate step checks
+# the refusal; the schema is left out of the suite.
+REFUSED = {
+    "lang/c/tests/schema_tests/pass/namespace_fullname":
+        "record x.Y contains itself with no union, array or map in between: it has no finite value",
+    "lang/c/tests/schema_tests/pass/namespace_null_record":
+        "record Z contains itself with no union, array or map in between: it has no finite value",
+    "lang/c/tests/schema_tests/pass/namespace_simple":
+        "record x.Z contains itself with no union, array or map in between: it has no finite value",
+}
+
+# Schemas with two types of one short name: refused without
+# --namespace-prefix (with this message, {id} the case's prefix), generated with it.
+NAMESPACED = {
+    "lang/c/tests/schema_tests/pass/namespace_recursive":
+        "types namespace1.MutuallyRecursive and namespace2.MutuallyRecursive both get the C name "
+        "{id}_MutuallyRecursive (try --namespace-prefix)",
+}
 
 
 def write_if_changed(path, text):
@@ -70,13 +96,19 @@ def collect(interop):
 def prepare(interop, out):
     cases = collect(interop) if os.path.isdir(os.path.join(interop, "apache")) else []
     for c in cases:
+        c["refused"] = REFUSED.get(c["origin"])
+        c["namespaced"] = NAMESPACED.get(c["origin"])
         write_if_changed(os.path.join(out, "schemas", c["id"] + ".avsc"), c["text"])
-        write_if_changed(os.path.join(out, "cxx", c["id"] + "_cxx.cc"),
-                         "// %s compiled as C++17.\n#include \"%s.c\"\n" % (c["id"], c["id"]))
+        if not c["refused"]:
+            write_if_changed(os.path.join(out, "cxx", c["id"] + "_cxx.cc"),
+                             "// %s compiled as C++17.\n#include \"%s.c\"\n" % (c["id"], c["id"]))
     write_if_changed(os.path.join(out, "cases.json"),
-                     json.dumps([{k: c[k] for k in ("id", "origin", "hex")} for c in cases], indent=1))
+                     json.dumps([{k: c[k] for k in ("id", "origin", "hex", "refused", "namespaced")} for c in cases],
+                                indent=1))
     write_if_changed(os.path.join(out, "cases.cmake"),
-                     "set(AVK_GEN_CASES %s)\n" % " ".join(c["id"] for c in cases))
+                     "set(AVK_GEN_CASES %s)\nset(AVK_GEN_SCHEMAS %s)\n" % (
+                         " ".join(c["id"] for c in cases if not c["refused"]),
+                         " ".join(c["id"] for c in cases)))
 
 
 def c_string(s):
@@ -168,6 +200,16 @@ def generate(out, avrokit):
         schema = os.path.join(out, "schemas", c["id"] + ".avsc")
         cmd = avrokit + ["gen", "--list", "--prefix", c["id"], schema, "-o", gen_dir]
         run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        refusal = (c["refused"] or c["namespaced"] or "").replace("{id}", c["id"])
+        if refusal:
+            if run.returncode != 1 or refusal not in run.stderr or run.stdout:
+                sys.exit("make_gen_suite.py: %s (%s): expected exit 1 and the message\n  %s\n"
+                         "got exit %d:\n%s%s" % (" ".join(cmd), c["origin"], refusal,
+                                                  run.returncode, run.stdout, run.stderr))
+            if c["refused"]:
+                continue
+            cmd.insert(2, "--namespace-prefix")
+            run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if run.returncode != 0:
             sys.exit("make_gen_suite.py: %s (%s) failed with exit %d:\n%s" % (
                 " ".join(cmd), c["origin"], run.returncode, run.stderr))
@@ -182,6 +224,7 @@ def generate(out, avrokit):
                 " ".join(cmd), header, source, want, want))
         c["ctype"], c["fn"] = ctype, fn
         parts.append("#include \"%s.h\"\n" % c["id"])
+    cases = [c for c in cases if not c["refused"]]
     for c in cases:
         parts.append(WRAPPERS.format(id=c["id"], origin=c["origin"], T=c["ctype"], FN=c["fn"]))
         if c["hex"]:
