@@ -49,9 +49,9 @@ static void dec_record(gen_ctx *g, const avk_type *t)
 {
     gen_buf *c = &g->c;
     size_t i, n = avk_type_field_count(t);
-    gen_puts(c, "    avk_status st;\n");
+    gen_puts(c, "    avk_status st = AVK_OK;\n");
     depth_check(g);
-    gen_puts(c, "    (void)out;\n");
+    gen_puts(c, "    (void)out;\n    (void)st;\n");
     for (i = 0; i < n; i++) {
         const avk_field *f = avk_type_field(t, i);
         const avk_type *ft = avk_field_type(f);
