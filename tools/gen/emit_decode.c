@@ -57,7 +57,7 @@ static const char *fast_expr(gen_ctx *g, const avk_type *t, const char *pv, cons
                        pv, lv, lv, pv, lv, pv, lv);
     case AVK_STRING:
     case AVK_BYTES:
-        return gen_fmt(g, "(c->views && avkgen_fast_view(&%s, e, c->lim.max_bytes, &%s))", pv, lv);
+        return gen_fmt(g, "(views_ && avkgen_fast_view(&%s, e, max_bytes_, &%s))", pv, lv);
     case AVK_ENUM:
         return gen_fmt(g, "(%s < e && !(*%s & 0x81) && (unsigned)(*%s >> 1) < %zuu && "
                           "((%s = (%s)(*%s++ >> 1)), 1))",
@@ -91,7 +91,10 @@ static void dec_record(gen_ctx *g, const avk_type *t)
      * a field the fast path cannot take goes through the reader from the
      * same place, which reports any error as the library's decoder does. */
     gen_puts(c, "    avk_reader *r = c->r;\n    const uint8_t *p = r->pos, *e = r->end;\n"
-                "    (void)r;\n    (void)e;\n");
+                "    /* In locals: stores to the fields could alias them. */\n"
+                "    const int views_ = c->views;\n    const uint64_t max_bytes_ = c->lim.max_bytes;\n"
+                "    const size_t max_depth_ = c->max_depth;\n"
+                "    (void)r;\n    (void)e;\n    (void)views_;\n    (void)max_bytes_;\n    (void)max_depth_;\n");
     for (i = 0; i < n; i++) {
         const avk_field *f = avk_type_field(t, i);
         const avk_type *ft = avk_field_type(f);
@@ -108,7 +111,7 @@ static void dec_record(gen_ctx *g, const avk_type *t)
             fast_expr(g, o, "q_", "x_")) {
             /* ["null", leaf]: the index byte and the leaf in place. */
             gen_printf(c, "    {\n        int ok_ = 0;\n"
-                          "        if (AVKGEN_LIKELY(level < c->max_depth && p < e)) {\n"
+                          "        if (AVKGEN_LIKELY(level < max_depth_ && p < e)) {\n"
                           "            const uint8_t *q_ = p + 1;\n"
                           "            if (*p == %d) {\n"
                           "                memset(&%s, 0, sizeof %s);\n"
