@@ -868,6 +868,201 @@ static void test_container(void **state)
                   gen_case_count, refused);
 }
 
+/* What a whole read of a container file gave: records, then the status
+ * that ended it (AVK_OK at the clean end) and its error record. */
+typedef struct file_read {
+    size_t records;
+    avk_status status;
+    avk_error err;
+} file_read;
+
+/* Reads path with avk_file_reader_next and with FN_file_reader_next in
+ * step, comparing each record, until either stops; g and x get what each
+ * read. A record that differs counts as a mismatch. */
+static void read_both(size_t ci, const char *path, const char *what, avk_arena *a, file_read *g,
+                      file_read *x)
+{
+    const gen_case *c = &gen_cases[ci];
+    avk_file_reader *gfr = NULL;
+    void *xfr = NULL;
+    int gmore = 1, xmore = 1;
+    memset(g, 0, sizeof *g);
+    memset(x, 0, sizeof *x);
+    g->status = avk_file_reader_open_path(path, NULL, &gfr, &g->err);
+    x->status = c->file_open(&xfr, path, NULL, &x->err);
+    while (g->status == AVK_OK && x->status == AVK_OK && gmore && xmore) {
+        avk_value gv, xv;
+        void *obj = NULL;
+        avk_error err;
+        avk_arena_reset(a);
+        g->status = avk_file_reader_next(gfr, a, &gv, &gmore, &g->err);
+        x->status = c->file_next(xfr, a, &obj, &xmore, &x->err);
+        if (g->status != AVK_OK || x->status != AVK_OK || !gmore || !xmore)
+            break;
+        AVKT_OK(c->to_value(obj, all[ci].root, a, &xv, &err));
+        if (!avk_value_equal(&gv, &xv)) {
+            mismatch("%s (%s): %s: record %zu differs", c->id, c->origin, what, g->records);
+            break;
+        }
+        g->records++;
+        x->records++;
+    }
+    if (g->status == AVK_OK && x->status == AVK_OK && gmore != xmore)
+        mismatch("%s (%s): %s: after %zu records, one reader ends and the other does not", c->id,
+                 c->origin, what, g->records);
+    avk_file_reader_free(gfr);
+    if (xfr)
+        c->file_free(xfr);
+}
+
+static void same_file_read(size_t ci, const char *what, const file_read *g, const file_read *x)
+{
+    if (g->records != x->records || g->status != x->status ||
+        (g->status != AVK_OK &&
+         (g->err.offset != x->err.offset || g->err.block != x->err.block ||
+          strcmp(g->err.path, x->err.path) != 0 || strcmp(g->err.message, x->err.message) != 0)))
+        mismatch("%s (%s): %s:\n  avk_file_reader %zu records, %s at %llu block %lld, path '%s': %s\n"
+                 "  %s_file_reader %zu records, %s at %llu block %lld, path '%s': %s",
+                 gen_cases[ci].id, gen_cases[ci].origin, what, g->records,
+                 avk_status_name(g->status), (unsigned long long)g->err.offset,
+                 (long long)g->err.block, g->status ? g->err.path : "",
+                 g->status ? g->err.message : "", gen_cases[ci].fn, x->records,
+                 avk_status_name(x->status), (unsigned long long)x->err.offset,
+                 (long long)x->err.block, x->status ? x->err.path : "",
+                 x->status ? x->err.message : "");
+}
+
+/* With GEN_TEST_KEEP set in the environment, a damaged file the readers
+ * disagree on is kept as <path>.<n>.kept for a closer look. */
+static void keep_if_mismatched(const char *path, size_t before)
+{
+    static int kept;
+    char to[600];
+    if (mismatches == before || !getenv("GEN_TEST_KEEP"))
+        return;
+    snprintf(to, sizeof to, "%s.%d.kept", path, kept++);
+    if (rename(path, to) == 0)
+        fprintf(stderr, "  kept as %s\n", to);
+}
+
+static void write_bytes(const char *path, const void *p, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Damaged container files read by FN_file_reader_* as avk_file_reader_next
+ * reads them: the same records, then the same status, offset, block, path
+ * and message. Every cut of the file (every third schema), one bad byte
+ * at each position of the data (every third schema), and a block with a
+ * byte left over after its records (every schema). */
+static void test_container_damage(void **state)
+{
+    static const uint8_t sync[16] = "gen_test sync 16";
+    enum { RECORDS = 5 };
+    size_t files = 0;
+    (void)state;
+    mismatches = 0;
+    for (size_t ci = 0; ci < gen_case_count; ci++) {
+        const gen_case *c = &gen_cases[ci];
+        char path[512], damaged_path[512];
+        avk_file_writer_options wo;
+        avk_file_writer *fw;
+        avk_arena *keep = arena_new(), *a = arena_new();
+        avk_value values[RECORDS];
+        avkcli_rng rng;
+        avk_error err;
+        file_read g, x;
+        char *file;
+        size_t len, header;
+        snprintf(path, sizeof path, "%s/gen_test_%s_whole.avro", GEN_TEST_TMP, c->id);
+        snprintf(damaged_path, sizeof damaged_path, "%s/gen_test_%s_damaged.avro", GEN_TEST_TMP,
+                 c->id);
+        avk_file_writer_options_init(&wo);
+        wo.sync = sync;
+        wo.block_records = 2;
+        seed(&rng, ci + 1000);
+        AVKT_OK(avk_file_writer_open_path(path, all[ci].schema, &wo, &fw, &err));
+        for (int k = 0; k < RECORDS; k++) {
+            random_value(ci, &rng, keep, &values[k]);
+            AVKT_OK(avk_file_writer_append(fw, &values[k], &err));
+        }
+        AVKT_OK(avk_file_writer_close(fw, &err));
+        file = avkt_read_file(path, &len);
+        assert_non_null(file);
+        {
+            avk_file_reader *fr;
+            AVKT_OK(avk_file_reader_open_path(path, NULL, &fr, &err));
+            header = (size_t)avk_file_reader_header_size(fr);
+            avk_file_reader_free(fr);
+        }
+
+        if (ci % 3 == 0) {
+            for (size_t cut = header; cut < len; cut++) {
+                char what[96];
+                write_bytes(damaged_path, file, cut);
+                snprintf(what, sizeof what, "file cut to %zu of %zu bytes", cut, len);
+                size_t before = mismatches;
+                read_both(ci, damaged_path, what, a, &g, &x);
+                same_file_read(ci, what, &g, &x);
+                keep_if_mismatched(damaged_path, before);
+                files++;
+            }
+        }
+        if (ci % 3 == 1) {
+            for (size_t at = header; at < len; at++) {
+                static const uint8_t bad[] = {0x01, 0xff, 0x7e};
+                char what[96];
+                char saved = file[at];
+                file[at] = (char)bad[at % 3];
+                write_bytes(damaged_path, file, len);
+                file[at] = saved;
+                snprintf(what, sizeof what, "byte %zu of %zu set to 0x%02x", at, len, bad[at % 3]);
+                size_t before = mismatches;
+                read_both(ci, damaged_path, what, a, &g, &x);
+                same_file_read(ci, what, &g, &x);
+                keep_if_mismatched(damaged_path, before);
+                files++;
+            }
+        }
+        /* A block whose records leave a byte over: MALFORMED both ways. */
+        {
+            avk_writer w;
+            size_t elen;
+            const uint8_t *enc;
+            uint8_t *datum;
+            AVKT_OK(avk_writer_init_memory(&w, NULL, NULL));
+            AVKT_OK(avk_plan_encode(all[ci].plan, &values[0], &w, &err));
+            enc = avk_writer_data(&w, &elen);
+            datum = (uint8_t *)malloc(elen + 1);
+            assert_non_null(datum);
+            memcpy(datum, enc, elen);
+            datum[elen] = 0;
+            AVKT_OK(avk_file_writer_open_path(damaged_path, all[ci].schema, &wo, &fw, &err));
+            AVKT_OK(avk_file_writer_append(fw, &values[0], &err));
+            AVKT_OK(avk_file_writer_append_encoded(fw, datum, elen + 1, &err));
+            AVKT_OK(avk_file_writer_close(fw, &err));
+            avk_writer_destroy(&w);
+            free(datum);
+            read_both(ci, damaged_path, "a byte left over in the block", a, &g, &x);
+            /* Two records (the second is values[0] again), then the byte over. */
+            AVKT_ASSERT_STATUS(g.status, AVK_ERR_MALFORMED);
+            AVKT_ASSERT_I64_EQ(g.records, 2);
+            same_file_read(ci, "a byte left over in the block", &g, &x);
+            files++;
+        }
+        free(file);
+        unlink(path);
+        unlink(damaged_path);
+        avk_arena_free(a);
+        avk_arena_free(keep);
+    }
+    print_message("%zu damaged container files read alike\n", files);
+    no_mismatches();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -882,6 +1077,7 @@ int main(void)
         cmocka_unit_test(test_deep_paths),
         cmocka_unit_test(test_depth),
         cmocka_unit_test(test_container),
+        cmocka_unit_test(test_container_damage),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
