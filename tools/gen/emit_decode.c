@@ -5,7 +5,7 @@
 
 /* Statements that decode one value of t into the lvalue lv (a value at
  * nesting level lvl, a C expression) and leave the status in st. */
-static void value_dec(gen_ctx *g, const avk_type *t, const char *lv, const char *lvl,
+void gen_decode_value(gen_ctx *g, const avk_type *t, const char *lv, const char *lvl,
                       const char *ind)
 {
     gen_buf *c = &g->c;
@@ -122,7 +122,7 @@ static void dec_record(gen_ctx *g, const avk_type *t)
                           "        if (AVKGEN_UNLIKELY(!ok_)) {\n            r->pos = p;\n",
                        (int)(2 * ni), lv, lv, (int)(2 * (1 - ni)),
                        fast_expr(g, o, "q_", gen_fmt(g, "%s.value", lv)), lv);
-            value_dec(g, ft, lv, "level + 1", "            ");
+            gen_decode_value(g, ft, lv, "level + 1", "            ");
             gen_printf(c, "            if (AVKGEN_UNLIKELY(st != AVK_OK))\n                return %s;\n"
                           "            p = r->pos;\n            e = r->end;\n        }\n    }\n",
                        fail);
@@ -130,13 +130,13 @@ static void dec_record(gen_ctx *g, const avk_type *t)
         }
         if (fast) {
             gen_printf(c, "    if (AVKGEN_UNLIKELY(!%s)) {\n        r->pos = p;\n", fast);
-            value_dec(g, ft, lv, "level + 1", "        ");
+            gen_decode_value(g, ft, lv, "level + 1", "        ");
             gen_printf(c, "        if (AVKGEN_UNLIKELY(st != AVK_OK))\n            return %s;\n"
                           "        p = r->pos;\n        e = r->end;\n    }\n",
                        fail);
         } else {
             gen_puts(c, "    r->pos = p;\n");
-            value_dec(g, ft, lv, "level + 1", "    ");
+            gen_decode_value(g, ft, lv, "level + 1", "    ");
             gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n        return %s;\n"
                           "    p = r->pos;\n    e = r->end;\n",
                        fail);
@@ -239,7 +239,7 @@ static void dec_collection(gen_ctx *g, const avk_type *t, int is_map)
                         "                        return avk_check_path_front(&c->at, AVK_PATH_KEY, i, NULL, "
                         "st);\n");
         if (ct) {
-            value_dec(g, it, "items[i]", "level + 1", "                    ");
+            gen_decode_value(g, it, "items[i]", "level + 1", "                    ");
             gen_printf(c, "                    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
                           "                        return avk_check_path_front(&c->at, %s, i, NULL, st);\n",
                        is_map ? "AVK_PATH_VALUE" : "AVK_PATH_ITEM");
@@ -269,7 +269,7 @@ static void branch_dec(gen_ctx *g, const avk_type *b, const char *lv)
         gen_printf(c, "            st = %s(c, p_, level + 1);\n        }\n", gen_helper(g, "dec", b));
         return;
     }
-    value_dec(g, b, lv, "level + 1", "        ");
+    gen_decode_value(g, b, lv, "level + 1", "        ");
 }
 
 static void dec_union(gen_ctx *g, const avk_type *t)
@@ -294,7 +294,7 @@ static void dec_union(gen_ctx *g, const avk_type *t)
             gen_printf(c, "    if (idx == %zu) {\n        memset(out, 0, sizeof *out);\n"
                           "        return AVK_OK;\n    }\n    out->present = true;\n",
                        ni);
-            value_dec(g, o, "out->value", "level + 1", "    ");
+            gen_decode_value(g, o, "out->value", "level + 1", "    ");
         }
     } else {
         gen_printf(c, "    out->kind = (%s_kind)idx;\n    switch (idx) {\n", gen_tname(g, t));
@@ -367,7 +367,7 @@ void gen_emit_decode_public(gen_ctx *g, const avk_type *t, const char *fn)
     if (avk_type_kind(t) == AVK_NULL)
         gen_puts(c, "    out->unused_ = 0;\n    st = AVK_OK;\n");
     else
-        value_dec(g, t, "(*out)", "1", "    ");
+        gen_decode_value(g, t, "(*out)", "1", "    ");
     gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
                   "        avk_check_path_report(err, %s, &c->at);\n    return st;\n}\n\n",
                gen_cstring(g, gen_label(t)));
