@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Runs `avrokit gen --reader` on every writer/reader pair of the apache data,
+builds the generated code with gen_resolve_main.c and runs it (see there).
+
+Usage: run_gen_resolve.py --cli AVROKIT --interop DIR --work DIR --cc CC
+         --include DIR --lib LIBAVROKIT --src PROJECT_SOURCE_DIR [--cxx CXX]
+         [--cflags FLAGS]
+Exits 77 (skipped) when the interop data is absent."""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def c_string(s):
+    out = ['"']
+    for ch in s.encode("utf-8"):
+        if ch in (0x22, 0x5C):
+            out.append("\\" + chr(ch))
+        elif ch < 0x20 or ch >= 0x7F or ch == 0x3F:
+            out.append("\\%03o" % ch)
+        else:
+            out.append(chr(ch))
+    out.append('"')
+    return "".join(out)
+
+
+def collect(interop):
+    """(name, writer schema, reader schema, hex or None) for every pair."""
+    pairs = []
+    for path in sorted(glob.glob(os.path.join(interop, "apache/resolution-pairs/*.json"))):
+        with open(path) as f:
+            d = json.load(f)
+        pairs.append((os.path.basename(path), d["writer"], d["reader"], None))
+    tables = [("py_io_resolution_reads.json", "input_hex"),
+              ("py_io_default_values.json", "binary_hex")]
+    for table, key in tables:
+        with open(os.path.join(interop, "apache/tables", table)) as f:
+            rows = json.load(f)
+        for i, d in enumerate(rows):
+            pairs.append(("%s[%d]" % (table, i), d["writer_schema"], d["reader_schema"], d.get(key)))
+    return pairs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for opt in ("--cli", "--interop", "--work", "--cc", "--include", "--lib", "--src"):
+        ap.add_argument(opt, required=True)
+    ap.add_argument("--cxx")
+    ap.add_argument("--cflags", default="", help="the build's C flags (sanitizers)")
+    a = ap.parse_args()
+    if not os.path.isdir(os.path.join(a.interop, "apache", "resolution-pairs")):
+        print("gen_resolve: skipped: the shared interop data (%s) is absent" % a.interop)
+        return 77
+    if os.path.isdir(a.work):
+        shutil.rmtree(a.work)
+    gen_dir = os.path.join(a.work, "gen")
+    os.makedirs(gen_dir)
+    entries, glue, sources, pair_sources = [], [], [], []
+    for n, (name, writer, reader, hexdata) in enumerate(collect(a.interop)):
+        tag = "p%d" % n
+        d = os.path.join(gen_dir, tag)
+        os.makedirs(d)
+        wpath = os.path.join(d, tag + "_writer.avsc")
+        rpath = os.path.join(d, tag + "_reader.avsc")
+        wtext, rtext = json.dumps(writer), json.dumps(reader)
+        with open(wpath, "w") as f:
+            f.write(wtext)
+        with open(rpath, "w") as f:
+            f.write(rtext)
+        run = subprocess.run([a.cli, "gen", "--reader", rpath, "--prefix", tag, "--list", wpath,
+                              "-o", d], capture_output=True, text=True)
+        ok = run.returncode == 0
+        decode = "NULL"
+        if ok:
+            lines = [l.split("\t") for l in run.stdout.splitlines() if l]
+            fn = [l[4] for l in lines if l[0] != "resolve"][0]
+            res = [l for l in lines if l[0] == "resolve"][0]
+            header, source, func = res[3], res[4], res[6]
+            reader_source = [l[2] for l in lines if l[0] != "resolve"][0]
+            sources += [reader_source, source]
+            pair_sources.append(source)
+            glue.append('#include "%s/%s"\n' % (tag, os.path.basename(header)))
+            glue.append(
+                "static avk_status glue_%s(avk_reader *r, avk_arena *a, const avk_limits *lim,\n"
+                "                          const avk_type *t, avk_value *out, avk_error *err)\n{\n"
+                "    /* In the arena: the value may point into it (fixed bytes). */\n"
+                "    %s *x = (%s *)avk_arena_alloc(a, sizeof *x, 16);\n    avk_status st;\n"
+                "    if (!x)\n        return AVK_ERR_NO_MEMORY;\n    memset(x, 0, sizeof *x);\n"
+                "    st = %s(r, a, lim, x, err);\n"
+                "    return st != AVK_OK ? st : %s_to_value(x, t, a, out, err);\n}\n"
+                % (tag, fn, fn, func, fn))
+            decode = "glue_" + tag
+        elif run.returncode != 1:
+            print("gen_resolve: %s: avrokit gen exited %d: %s" % (name, run.returncode, run.stderr))
+            return 1
+        entries.append("    {%s, %s, %s, %s, %d, %s, %s},\n" % (
+            c_string("%s (%s)" % (tag, name)), c_string(wtext), c_string(rtext),
+            c_string(hexdata) if hexdata else "NULL", 1 if ok else 0,
+            c_string(run.stderr), decode))
+    with open(os.path.join(gen_dir, "pairs.inc"), "w") as f:
+        f.write("/* Written by run_gen_resolve.py. */\n")
+        f.write("".join(glue))
+        f.write("static const pair pairs[] = {\n%s};\n" % "".join(entries))
+    exe = os.path.join(a.work, "gen_resolve_run")
+    cmd = [a.cc] + a.cflags.split() + ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE",
+           "-I", a.include, "-I", gen_dir, "-I", os.path.join(a.src, "tools", "avrokit"),
+           os.path.join(a.src, "tests", "gen_resolve", "gen_resolve_main.c"),
+           os.path.join(a.src, "tools", "avrokit", "random_value.c")] + sources + [
+           a.lib, "-Wl,-rpath," + os.path.dirname(os.path.abspath(a.lib)), "-lm", "-o", exe]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        print("gen_resolve: the generated code does not compile:\n" + run.stderr[:20000])
+        return 1
+    if a.cxx:
+        # The pair sources compile as C++17 too (the spec's rule for generated code).
+        for src in pair_sources:
+            run = subprocess.run([a.cxx, "-std=c++17", "-x", "c++", "-fsyntax-only", "-Wall",
+                                  "-Wextra", "-Werror", "-I", a.include, src],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                print("gen_resolve: %s does not compile as C++17:\n%s" % (src, run.stderr[:5000]))
+                return 1
+    run = subprocess.run([exe], capture_output=True, text=True)
+    sys.stdout.write(run.stdout)
+    sys.stdout.write(run.stderr)
+    return run.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
