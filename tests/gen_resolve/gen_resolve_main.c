@@ -202,10 +202,12 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
             fail(p, "gen's message lacks the library's", err.message, p->gen_msg);
         goto done;
     }
-    if (!p->gen_ok || !p->decode) {
+    if (!p->gen_ok) {
         fail(p, "the library resolves the pair but gen wrote no code", "OK", p->gen_msg);
         goto done;
     }
+    if (!p->decode)
+        goto done; /* its code did not compile: run_gen_resolve.py reported it */
     memset(&po, 0, sizeof po);
     po.struct_size = sizeof po;
     po.limits = tight;

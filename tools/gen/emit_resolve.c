@@ -171,7 +171,7 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
 }
 
 void gen_r_branch(gen_r *g, gen_buf *f, const avk_type *u, uint32_t b, const char *out,
-                  const char *ind, gen_r_fill_fn inner, void *ctx)
+                  const char *ind, gen_r_fill_fn inner, const void *ctx)
 {
     const avk_type *bt = u->branches[b];
     const char *ct = gen_r_ctype(g, bt), *mem = gen_union_member(g->gc, u, b);
@@ -221,7 +221,7 @@ void gen_r_branch(gen_r *g, gen_buf *f, const avk_type *u, uint32_t b, const cha
     inner(g, f, dst, ind, ctx);
 }
 
-static void fill_read(gen_r *g, gen_buf *f, const char *dst, const char *ind, void *ctx)
+static void fill_read(gen_r *g, gen_buf *f, const char *dst, const char *ind, const void *ctx)
 {
     gen_r_read(g, f, (const avki_step *)ctx, dst, ind);
 }
@@ -370,7 +370,7 @@ static void emit_union(gen_r *g, uint32_t idx)
             gen_r_read(g, f, s, unwrap && n->type->kind != AVK_NULL ? "(*out)" : NULL, "        ");
         } else {
             uint32_t b = x ? (uint32_t)x->map[i] : i;
-            gen_r_branch(g, f, n->type, b, "(*out)", "        ", fill_read, (void *)s);
+            gen_r_branch(g, f, n->type, b, "(*out)", "        ", fill_read, s);
         }
         gen_printf(f, "        break;\n");
     }
@@ -388,7 +388,7 @@ static void emit_wrap(gen_r *g, uint32_t idx)
     fn_head(g, idx, n->type);
     gen_printf(f, "    avk_status st = AVK_OK;\n");
     depth_check(f);
-    gen_r_branch(g, f, n->type, n->count, "(*out)", "    ", fill_read, (void *)s);
+    gen_r_branch(g, f, n->type, n->count, "(*out)", "    ", fill_read, s);
     gen_printf(f, "    return st;\n}\n");
 }
 

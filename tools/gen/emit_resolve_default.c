@@ -22,11 +22,11 @@ typedef struct dctx {
     const avk_type *t;
 } dctx;
 
-static void fill_default(gen_r *g, gen_buf *f, const char *dst, const char *ind, void *ctx)
+static void fill_default(gen_r *g, gen_buf *f, const char *dst, const char *ind, const void *ctx)
 {
-    const avk_value *v = ((dctx *)ctx)->v;
+    const avk_value *v = ((const dctx *)ctx)->v;
     if (dst)
-        gen_r_default(g, f, v, ((dctx *)ctx)->t, dst, ind);
+        gen_r_default(g, f, v, ((const dctx *)ctx)->t, dst, ind);
 }
 
 /* Item i of an array value, as an avk_value (typed arrays hold plain C items). */

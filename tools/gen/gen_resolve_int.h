@@ -40,9 +40,9 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
 
 /* Code that stores reader union u's branch b, then runs inner(dst of the
  * branch value) to fill it; out is the union's lvalue. */
-typedef void (*gen_r_fill_fn)(gen_r *g, gen_buf *f, const char *dst, const char *ind, void *ctx);
+typedef void (*gen_r_fill_fn)(gen_r *g, gen_buf *f, const char *dst, const char *ind, const void *ctx);
 void gen_r_branch(gen_r *g, gen_buf *f, const avk_type *u, uint32_t b, const char *out,
-                  const char *ind, gen_r_fill_fn inner, void *ctx);
+                  const char *ind, gen_r_fill_fn inner, const void *ctx);
 
 /* Code that skips one value of the writer's plain node n at level + 1, setting st. */
 void gen_r_skip(gen_r *g, gen_buf *f, uint32_t n, const char *ind);
