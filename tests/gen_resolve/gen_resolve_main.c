@@ -59,8 +59,49 @@ static avk_limits tight_limits(void)
 typedef struct side {
     const avk_plan *plan;
     const avk_limits *limits;
+    int stream; /* read through a source that hands out 3 bytes at a time */
     const char *label;
 } side;
+
+/* A source over data[0..len), at most 3 bytes per call: lengths, blocks
+ * and payloads then end mid-buffer, where stream readers take their slow
+ * paths. */
+typedef struct trickle {
+    const uint8_t *data;
+    size_t len, pos;
+} trickle;
+
+static avk_status trickle_read(void *ctx, void *buf, size_t cap, size_t *got, avk_error *err)
+{
+    trickle *t = (trickle *)ctx;
+    size_t n = t->len - t->pos;
+    (void)err;
+    if (n > 3)
+        n = 3;
+    if (n > cap)
+        n = cap;
+    memcpy(buf, t->data + t->pos, n);
+    t->pos += n;
+    *got = n;
+    return AVK_OK;
+}
+
+static void open_reader(avk_reader *r, trickle *t, int stream, const uint8_t *data, size_t len)
+{
+    avk_reader_options o;
+    if (!stream) {
+        avk_reader_init_memory(r, data, len);
+        return;
+    }
+    t->data = data;
+    t->len = len;
+    t->pos = 0;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.buffer_size = 64;
+    if (avk_reader_init_source(r, trickle_read, t, &o, NULL) != AVK_OK)
+        abort();
+}
 
 static void fail(const pair *p, const char *fmt, const char *a, const char *b)
 {
@@ -76,24 +117,27 @@ typedef struct outcome {
     avk_value v;
 } outcome;
 
-static void run_lib(const avk_plan *plan, const uint8_t *data, size_t len, avk_arena *arena,
-                    outcome *o)
+static void run_lib(const side *sd, const uint8_t *data, size_t len, avk_arena *arena, outcome *o)
 {
     avk_reader r;
+    trickle t;
     memset(o, 0, sizeof *o);
-    avk_reader_init_memory(&r, data, len);
-    o->st = avk_plan_decode(plan, &r, arena, &o->v, &o->err);
+    open_reader(&r, &t, sd->stream, data, len);
+    o->st = avk_plan_decode(sd->plan, &r, arena, &o->v, &o->err);
     o->end = avk_reader_offset(&r);
+    avk_reader_destroy(&r);
 }
 
-static void run_gen(const pair *p, const avk_limits *lim, const avk_type *reader,
-                    const uint8_t *data, size_t len, avk_arena *arena, outcome *o)
+static void run_gen(const pair *p, const side *sd, const avk_type *reader, const uint8_t *data,
+                    size_t len, avk_arena *arena, outcome *o)
 {
     avk_reader r;
+    trickle t;
     memset(o, 0, sizeof *o);
-    avk_reader_init_memory(&r, data, len);
-    o->st = p->decode(&r, arena, lim, reader, &o->v, &o->err);
+    open_reader(&r, &t, sd->stream, data, len);
+    o->st = p->decode(&r, arena, sd->limits, reader, &o->v, &o->err);
     o->end = avk_reader_offset(&r);
+    avk_reader_destroy(&r);
 }
 
 static void describe(const outcome *o, char *buf, size_t cap)
@@ -114,8 +158,8 @@ static int compare(const pair *p, const side *sd, const avk_type *reader, const 
     int same;
     avk_arena_reset(a1);
     avk_arena_reset(a2);
-    run_lib(sd->plan, data, len, a1, &lib);
-    run_gen(p, sd->limits, reader, data, len, a2, &gen);
+    run_lib(sd, data, len, a1, &lib);
+    run_gen(p, sd, reader, data, len, a2, &gen);
     if (lib.st == AVK_OK && gen.st == AVK_OK)
         same = lib.end == gen.end && avk_value_equal(&lib.v, &gen.v);
     else
@@ -183,7 +227,7 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
     avk_plan *plan = NULL, *wplan = NULL, *tplan = NULL;
     avk_plan_options po;
     avk_limits tight = tight_limits();
-    side sides[2];
+    side sides[3];
     avk_error err;
     avk_status st;
     int i, k;
@@ -218,10 +262,16 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
     }
     sides[0].plan = plan;
     sides[0].limits = NULL;
+    sides[0].stream = 0;
     sides[0].label = "default limits";
     sides[1].plan = tplan;
     sides[1].limits = &tight;
+    sides[1].stream = 0;
     sides[1].label = "tight limits";
+    sides[2].plan = plan;
+    sides[2].limits = NULL;
+    sides[2].stream = 1;
+    sides[2].label = "stream reader";
     if (avk_plan_new(avk_schema_root(ws), NULL, &wplan, &err) != AVK_OK) {
         fail(p, "writer plan", err.message, "");
         goto done;
@@ -230,7 +280,7 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
         size_t n = strlen(p->hex) / 2;
         uint8_t *b = (uint8_t *)malloc(n + 1);
         n = unhex(p->hex, b);
-        for (k = 0; k < 2; k++)
+        for (k = 0; k < 3; k++)
             check_bytes(p, &sides[k], avk_schema_root(rs), b, n, a1, a2, 99 + k);
         free(b);
     }
@@ -260,7 +310,7 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
         /* A copy of exactly len bytes, so reading past the end is caught by tools. */
         copy = (uint8_t *)malloc(len ? len : 1);
         memcpy(copy, data, len);
-        for (k = 0; k < 2; k++)
+        for (k = 0; k < 3; k++)
             check_bytes(p, &sides[k], avk_schema_root(rs), copy, len, a1, a2, (uint64_t)i * 31 + k);
         free(copy);
         avk_writer_destroy(&w);

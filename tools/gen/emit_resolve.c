@@ -95,7 +95,7 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
     case AVKI_OP_INT_LONG:
     case AVKI_OP_INT_FLOAT:
     case AVKI_OP_INT_DOUBLE:
-        gen_printf(f, "%s{\n%s    int32_t x_;\n%s    st = avk_reader_read_int(c->r, &x_, c->err);\n", ind,
+        gen_printf(f, "%s{\n%s    int32_t x_ = 0;\n%s    st = avk_reader_read_int(c->r, &x_, c->err);\n", ind,
                 ind, ind);
         gen_printf(f, "%s    %s = (%s)x_;\n%s}\n", ind, dst,
                 s->op == AVKI_OP_INT_LONG ? "int64_t" : s->op == AVKI_OP_INT_FLOAT ? "float" : "double",
@@ -103,13 +103,13 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
         return;
     case AVKI_OP_LONG_FLOAT:
     case AVKI_OP_LONG_DOUBLE:
-        gen_printf(f, "%s{\n%s    int64_t x_;\n%s    st = avk_reader_read_long(c->r, &x_, c->err);\n", ind,
+        gen_printf(f, "%s{\n%s    int64_t x_ = 0;\n%s    st = avk_reader_read_long(c->r, &x_, c->err);\n", ind,
                 ind, ind);
         gen_printf(f, "%s    %s = (%s)x_;\n%s}\n", ind, dst,
                 s->op == AVKI_OP_LONG_FLOAT ? "float" : "double", ind);
         return;
     case AVKI_OP_FLOAT_DOUBLE:
-        gen_printf(f, "%s{\n%s    float x_;\n%s    st = avk_reader_read_float(c->r, &x_, c->err);\n", ind,
+        gen_printf(f, "%s{\n%s    float x_ = 0;\n%s    st = avk_reader_read_float(c->r, &x_, c->err);\n", ind,
                 ind, ind);
         gen_printf(f, "%s    %s = (double)x_;\n%s}\n", ind, dst, ind);
         return;
@@ -125,10 +125,21 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
              * symbols it lacks); -1: the library's error when read. */
             unsigned id = g->serial++;
             uint32_t i;
+            int fails = 0;
             gen_printf(&g->data, "static const int32_t rs_map%u[] = {", id);
-            for (i = 0; i < n->count; i++)
+            for (i = 0; i < n->count; i++) {
                 gen_printf(&g->data, "%s%d", i ? ", " : "", (int)x->map[i]);
-            gen_printf(&g->data, "};\nstatic const char *const rs_why%u[] = {\n", id);
+                fails |= x->map[i] < 0;
+            }
+            gen_printf(&g->data, "};\n");
+            gen_printf(f, "%s{\n%s    int32_t x_ = 0;\n", ind, ind);
+            if (!fails) {
+                gen_printf(f, "%s    st = rs_enum(c, %u, &x_);\n", ind, (unsigned)n->count);
+                gen_printf(f, "%s    if (st == AVK_OK)\n%s        %s = (%s)rs_map%u[x_];\n%s}\n", ind,
+                           ind, dst, ct, id, ind);
+                return;
+            }
+            gen_printf(&g->data, "static const char *const rs_why%u[] = {\n", id);
             for (i = 0; i < n->count; i++) {
                 char msg[AVK_ERROR_MESSAGE_MAX];
                 if (x->map[i] >= 0) {
@@ -143,14 +154,13 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
                 gen_printf(&g->data, ",\n");
             }
             gen_printf(&g->data, "};\n");
-            gen_printf(f, "%s{\n%s    int32_t x_ = 0;\n%s    uint64_t o_ = avk_reader_offset(c->r);\n", ind,
-                    ind, ind);
+            gen_printf(f, "%s    uint64_t o_ = avk_reader_offset(c->r);\n", ind);
             gen_printf(f, "%s    st = rs_enum(c, %u, &x_);\n", ind, (unsigned)n->count);
             gen_printf(f, "%s    if (st == AVK_OK && rs_map%u[x_] < 0)\n", ind, id);
             gen_printf(f, "%s        st = avk_error_set(c->err, AVK_ERR_RESOLUTION, o_, \"%%s\", rs_why%u[x_]);\n",
-                    ind, id);
+                       ind, id);
             gen_printf(f, "%s    else if (st == AVK_OK)\n%s        %s = (%s)rs_map%u[x_];\n%s}\n", ind, ind,
-                    dst, ct, id, ind);
+                       dst, ct, id, ind);
             return;
         }
     }
