@@ -121,6 +121,13 @@ void gen_emit_skip(gen_ctx *g, const avk_type *t);
 void gen_emit_encode(gen_ctx *g, const avk_type *t);
 void gen_emit_to_value(gen_ctx *g, const avk_type *t);
 void gen_emit_from_value(gen_ctx *g, const avk_type *t);
+/* Statements (indented by ind) decoding one value of t into the lvalue lv,
+ * a value at nesting level lvl (a C expression), inside a generated function
+ * that has `avkgen_dctx *c` and `avk_status st` in scope: leaves inline,
+ * compound types through their static helper gen_helper(g, "dec", t). The
+ * status is left in st (the caller adds its path segment on failure). */
+void gen_decode_value(gen_ctx *g, const avk_type *t, const char *lv, const char *lvl,
+                      const char *ind);
 /* Public wrappers for one type with function prefix fn. */
 void gen_emit_public(gen_ctx *g, const avk_type *t, const char *fn, int is_root);
 void gen_emit_public_protos(gen_ctx *g, const avk_type *t, const char *fn);
