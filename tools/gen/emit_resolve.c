@@ -173,9 +173,11 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
     default:
         want_rs(g, s->node);
         if (dst)
-            gen_printf(f, "%sst = rs_%u(c, &%s, level + 1);\n", ind, (unsigned)s->node, dst);
+            gen_printf(f, "%sst = rs_%u(c, &%s, %s, %s);\n", ind, (unsigned)s->node, dst,
+                       g->child_level, g->child_frame);
         else
-            gen_printf(f, "%sst = rs_%u(c, NULL, level + 1);\n", ind, (unsigned)s->node);
+            gen_printf(f, "%sst = rs_%u(c, NULL, %s, %s);\n", ind, (unsigned)s->node, g->child_level,
+                       g->child_frame);
         return;
     }
 }
@@ -245,8 +247,16 @@ static void fn_head(gen_r *g, uint32_t idx, const avk_type *t)
 {
     char pt[GEN_RNAME_MAX];
     param(g, t, pt);
-    gen_printf(&g->proto, "static avk_status rs_%u(rs_ctx *c, %sout, size_t level);\n", (unsigned)idx, pt);
-    gen_printf(&g->body, "\nstatic avk_status rs_%u(rs_ctx *c, %sout, size_t level)\n{\n", (unsigned)idx, pt);
+    gen_printf(&g->proto, "static avk_status rs_%u(rs_ctx *c, %sout, size_t level, size_t frame);\n",
+               (unsigned)idx, pt);
+    gen_printf(&g->body, "\nstatic avk_status rs_%u(rs_ctx *c, %sout, size_t level, size_t frame)\n{\n",
+               (unsigned)idx, pt);
+    gen_printf(&g->body, "    (void)frame;\n");
+    /* Records, arrays and maps are the frames of the library's decoder. */
+    g->child_frame = gen_r_compound(g->p->nodes[idx].op) && g->p->nodes[idx].op != AVKI_OP_UNION &&
+                             g->p->nodes[idx].op != AVKI_OP_UNWRAP && g->p->nodes[idx].op != AVKI_OP_WRAP
+                         ? "level"
+                         : "frame";
 }
 
 static void emit_record(gen_r *g, uint32_t idx)
@@ -312,30 +322,34 @@ static bulk_t bulk_kind(gen_r *g, const avki_node *n, const avki_step *item)
     switch ((avki_store)n->store) {
     case AVKI_STORE_BOOLEAN: return BULK_BOOLEAN;
     case AVKI_STORE_FLOAT:
-    case AVKI_STORE_DOUBLE:
-    case AVKI_STORE_FIXED: return BULK_RAW;
+    case AVKI_STORE_DOUBLE: return BULK_RAW;
+    /* fixed(0) has no bytes on the wire (and 1 byte in its C struct) */
+    case AVKI_STORE_FIXED: return n->count ? BULK_RAW : BULK_NONE;
     default: return BULK_NONE;
     }
 }
 
 /* The chunk of take items at items[total] (the wire layout is the C one:
  * little-endian IEEE floats, fixed bytes, one byte per boolean). */
-static void emit_bulk(gen_buf *f, bulk_t bulk, const avki_step *item, const char *it)
+static void emit_bulk(gen_buf *f, bulk_t bulk, const avki_node *n, const char *it)
 {
-    (void)item;
+    /* The wire size of an item (fixed: the schema's size), which is also
+     * the size of the C item: float, double, uint8_t bytes[N]. */
+    unsigned size = n->store == AVKI_STORE_FLOAT ? 4 : n->store == AVKI_STORE_DOUBLE ? 8 : n->count;
     gen_printf(f, "            {\n                uint64_t o0 = avk_reader_offset(c->r);\n"
                   "                uint8_t *raw = (uint8_t *)(void *)(items + total);\n");
     switch (bulk) {
     case BULK_RAW:
-        gen_printf(f, "                st = avk_reader_read_raw(c->r, raw, (size_t)take * sizeof(%s), c->err);\n"
+        gen_printf(f, "                st = avk_reader_read_raw(c->r, raw, (size_t)take * %u, c->err);\n"
                       "                if (st != AVK_OK) {\n"
-                      "                    uint64_t bad = (avk_reader_offset(c->r) - o0) / sizeof(%s);\n"
+                      "                    uint64_t bad = (avk_reader_offset(c->r) - o0) / %u;\n"
                       "                    if (st == AVK_ERR_TRUNCATED)\n"
-                      "                        st = avk_error_set(c->err, st, o0 + bad * sizeof(%s),\n"
-                      "                                           \"input ends inside an item of %%zu bytes\", sizeof(%s));\n"
+                      "                        st = avk_error_set(c->err, st, o0 + bad * %u,\n"
+                      "                                           \"input ends inside an item of %%zu bytes\", (size_t)%u);\n"
                       "                    return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + bad, NULL, st);\n"
                       "                }\n",
-                   it, it, it, it);
+                   size, size, size, size);
+        (void)it;
         break;
     case BULK_BOOLEAN:
         gen_printf(f, "                uint64_t have = take;\n"
@@ -389,7 +403,8 @@ static void emit_collection(gen_r *g, uint32_t idx)
         gen_printf(f, "    avk_bytes *keys = NULL;\n");
     depth_check(f);
     gen_printf(f, "    for (;;) {\n"
-               "        uint64_t left = 0, end = 0, off = avk_reader_offset(c->r), take = 0, i;\n"
+               "        uint64_t left = 0, end = 0, off = avk_reader_offset(c->r), take = 0, i = 0;\n"
+               "        (void)i;\n"
                "        st = avk_check_read_block(c->r, off, &left, &end, c->err);\n"
                "        if (st != AVK_OK)\n            return st;\n"
                "        if (left == 0)\n            break;\n"
@@ -414,14 +429,24 @@ static void emit_collection(gen_r *g, uint32_t idx)
     }
     bulk = is_map ? BULK_NONE : bulk_kind(g, n, item);
     if (bulk != BULK_NONE) {
-        emit_bulk(f, bulk, item, it);
+        emit_bulk(f, bulk, n, it);
     } else {
         gen_printf(f, "            for (i = 0; i < take; i++) {\n");
         if (is_map)
             gen_printf(f, "                st = rs_bytes(c, &keys[total + i], \"string\");\n"
                           "                if (st != AVK_OK)\n"
                           "                    return avk_check_path_front(&c->at, AVK_PATH_KEY, total + i, NULL, st);\n");
+        /* The library reads a typed array's items (leaves, or a writer's
+         * union of leaves) without a frame for the array: such a union
+         * counts one level below the innermost record, array or map around
+         * the array, whatever unions are between (decode_typed.c). */
+        if (n->op == AVKI_OP_ARRAY && n->store != AVKI_STORE_BOXED) {
+            g->child_level = "frame + 1";
+            g->child_frame = "frame";
+        }
         gen_r_read(g, f, item, stores ? "items[total + i]" : NULL, "                ");
+        g->child_level = "level + 1";
+        g->child_frame = "level";
         gen_printf(f, "                if (st != AVK_OK)\n"
                       "                    return avk_check_path_front(&c->at, %s, total + i, NULL, st);\n"
                       "            }\n",
@@ -518,6 +543,8 @@ avk_status gen_resolve_emit(gen_ctx *gc, const avk_type *writer, const avk_type 
     g.p = plan;
     g.o = o;
     g.gc = gc;
+    g.child_level = "level + 1";
+    g.child_frame = "frame";
     g.rs_want = (uint8_t *)calloc(plan->node_count + 1, 1);
     g.sk_want = (uint8_t *)calloc(plan->node_count + 1, 1);
     if (!g.rs_want || !g.sk_want) {
@@ -534,7 +561,7 @@ avk_status gen_resolve_emit(gen_ctx *gc, const avk_type *writer, const avk_type 
                         "const avk_limits *limits,\n        %s *out, avk_error *err)\n{\n",
                o->fn, o->wbase, o->fn);
     gen_printf(&g.body, "    rs_ctx cx;\n    rs_ctx *c = &cx;\n    avk_status st = AVK_OK;\n"
-                        "    size_t level = 0;\n");
+                        "    size_t level = 0, frame = 0;\n");
     gen_printf(&g.body, "    if (!r || !arena || !out)\n        return avk_error_set(err, "
                         "AVK_ERR_INVALID_ARGUMENT, 0, \"%s_decode_from_%s: NULL argument\");\n",
                o->fn, o->wbase);
@@ -548,7 +575,7 @@ avk_status gen_resolve_emit(gen_ctx *gc, const avk_type *writer, const avk_type 
     gen_r_read(&g, &g.body, &root, reader->kind == AVK_NULL ? NULL : "(*out)", "    ");
     gen_printf(&g.body, "    if (st != AVK_OK)\n        avk_check_path_report(err, ");
     gen_r_literal(&g.body, avki_type_label(reader));
-    gen_printf(&g.body, ", &c->at);\n    (void)level;\n    return st;\n}\n");
+    gen_printf(&g.body, ", &c->at);\n    (void)level;\n    (void)frame;\n    return st;\n}\n");
 
     /* Every function the code written so far calls, until none is new. */
     do {

@@ -132,7 +132,8 @@ void gen_r_skip_fn(gen_r *g, uint32_t idx)
     const avki_node *n = g->p->nodes + idx;
     gen_buf *f = &g->body;
     gen_printf(&g->proto, "static avk_status sk_%u(rs_ctx *c, size_t level);\n", (unsigned)idx);
-    gen_printf(f, "\nstatic avk_status sk_%u(rs_ctx *c, size_t level)\n{\n    avk_status st = AVK_OK;\n",
+    gen_printf(f, "\nstatic avk_status sk_%u(rs_ctx *c, size_t level)\n{\n    avk_status st = AVK_OK;\n"
+                  "    (void)st;\n",
             (unsigned)idx);
     /* The skipper checks the depth of records, arrays, maps and unions
      * before reading anything of them. */

@@ -23,6 +23,12 @@ typedef struct gen_r {
     uint8_t *rs_want;    /* per node: rs_<n> wanted (1), written (2) */
     uint8_t *sk_want;    /* per node: sk_<n> wanted (1), written (2) */
     unsigned serial;     /* for unique names of tables and temporaries */
+    /* What gen_r_read passes to the functions it calls: the value's level
+     * ("level + 1") and the level of the innermost record, array or map
+     * around it ("frame" below a union, else "level"), which the library's
+     * decoder uses for the items of typed arrays (decode_typed.c). */
+    const char *child_level;
+    const char *child_frame;
 } gen_r;
 
 /* 1 for ops whose values get a function (records, arrays, maps, unions). */
