@@ -85,6 +85,10 @@ const char *gen_union_member(gen_ctx *g, const avk_type *u, size_t i);
 const char *gen_label(const avk_type *t);
 /* Fewest encoded bytes of a value of t (saturating), as the plan compiler computes it. */
 unsigned long long gen_min_size(const avk_type *t);
+/* 1 when the library's decoder and skipper walk values of t with a frame of
+ * their own (a record, array or map nested over 4 levels deep, or
+ * recursive): a union branch holding one shares its path segment. */
+int gen_walked_as_frame(const avk_type *t);
 /* A C string literal of s (with quotes). */
 const char *gen_cstring(gen_ctx *g, const char *s);
 /* A string kept in the pool, formatted. */
@@ -112,7 +116,21 @@ typedef struct gen_unit {
 int gen_emit_header(gen_ctx *g, const gen_unit *u, char *msg, size_t msgcap);
 /* Collects u->all (and checks by-value recursion). */
 int gen_collect(gen_ctx *g, gen_unit *u, char *msg, size_t msgcap);
-/* gen_runtime.c: static helpers every source file starts with. */
+/* gen_runtime.c: static helpers every source file starts with. What other
+ * emitters (the resolution emitter) may call in generated code:
+ *   avkgen_dctx *c: r, arena, lim (defaults filled), max_depth (capped at
+ *     AVK_GEN_MAX_DEPTH), empty, mem, views, err, at (an avkgen_path);
+ *   avkgen_dctx_init(c, r, arena, limits, err);
+ *   avkgen_front(&c->at, AVK_PATH_FIELD/ITEM/KEY/VALUE, index, name, st)
+ *     puts a segment in front and returns st (as avk_check_path_front);
+ *   avkgen_front_branch(&c->at, index, merge, before, st) for union branches
+ *     (merge: gen_walked_as_frame(branch type); before: c->at.count when the
+ *     branch began);
+ *   avkgen_report(err, label, &c->at) at the top (as avk_check_path_report);
+ *   avkgen_depth_error, avkgen_alloc, avkgen_reserve, avkgen_take,
+ *   avkgen_read_bytes, avkgen_read_fixed, avkgen_read_boolean,
+ *   avkgen_index_error, avkgen_read_longs/_ints/_booleans/_raw_items;
+ *   avkgen_sctx (skipping) and avkgen_ectx (encoding, path in avk_check_path). */
 void gen_emit_runtime(gen_ctx *g);
 /* emit_decode.c, emit_skip.c, emit_encode.c, emit_value.c: static helpers
  * for type t, then (emit_file.c) the public functions. */
@@ -134,7 +152,9 @@ void gen_emit_public_protos(gen_ctx *g, const avk_type *t, const char *fn);
 /* The source file: everything above in order. */
 void gen_emit_source(gen_ctx *g, const gen_unit *u);
 
-/* Names of the static helpers of t in generated sources ("avkgen_dec_User"). */
+/* Names of the static helpers of t in generated sources ("avkgen_dec_User"):
+ * by gen_htok, tok(T) with ["T","null"] told apart from ["null","T"]. */
+const char *gen_htok(gen_ctx *g, const avk_type *t);
 const char *gen_helper(gen_ctx *g, const char *family, const avk_type *t);
 
 #endif
