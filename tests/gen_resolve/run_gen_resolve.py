@@ -29,26 +29,29 @@ def c_string(s):
 
 
 def collect(interop, own):
-    """(name, writer schema, reader schema, hex or None) for every pair: this
-    folder's pairs/ (what the apache data lacks: recursion, aliases, every
-    union form, typed arrays with promotions, defaults of every kind), then
-    the apache ones."""
+    """(name, writer schema, reader schema, hex or None, gen options) for
+    every pair: this folder's pairs/ (what the apache data lacks: recursion,
+    aliases, every union form, typed arrays with promotions, defaults of
+    every kind), also with --copy-strings, then the apache ones."""
     pairs = []
-    for path in sorted(glob.glob(os.path.join(own, "*.json"))):
-        with open(path) as f:
-            d = json.load(f)
-        pairs.append(("pairs/" + os.path.basename(path), d["writer"], d["reader"], None))
+    for opts in ([], ["--copy-strings"]):
+        for path in sorted(glob.glob(os.path.join(own, "*.json"))):
+            with open(path) as f:
+                d = json.load(f)
+            pairs.append((" ".join(["pairs/" + os.path.basename(path)] + opts), d["writer"],
+                          d["reader"], None, opts))
     for path in sorted(glob.glob(os.path.join(interop, "apache/resolution-pairs/*.json"))):
         with open(path) as f:
             d = json.load(f)
-        pairs.append((os.path.basename(path), d["writer"], d["reader"], None))
+        pairs.append((os.path.basename(path), d["writer"], d["reader"], None, []))
     tables = [("py_io_resolution_reads.json", "input_hex"),
               ("py_io_default_values.json", "binary_hex")]
     for table, key in tables:
         with open(os.path.join(interop, "apache/tables", table)) as f:
             rows = json.load(f)
         for i, d in enumerate(rows):
-            pairs.append(("%s[%d]" % (table, i), d["writer_schema"], d["reader_schema"], d.get(key)))
+            pairs.append(("%s[%d]" % (table, i), d["writer_schema"], d["reader_schema"], d.get(key),
+                          []))
     return pairs
 
 
@@ -69,7 +72,7 @@ def main():
     base_cmd = [a.cc] + a.cflags.split() + ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
                                             "-D_DEFAULT_SOURCE", "-I", a.include]
     pairs = []
-    for n, (name, writer, reader, hexdata) in enumerate(collect(
+    for n, (name, writer, reader, hexdata, gen_opts) in enumerate(collect(
             a.interop, os.path.join(a.src, "tests", "gen_resolve", "pairs"))):
         tag = "p%d" % n
         d = os.path.join(gen_dir, tag)
@@ -81,8 +84,8 @@ def main():
             f.write(wtext)
         with open(rpath, "w") as f:
             f.write(rtext)
-        run = subprocess.run([a.cli, "gen", "--reader", rpath, "--prefix", tag, "--list", wpath,
-                              "-o", d], capture_output=True, text=True)
+        run = subprocess.run([a.cli, "gen", "--reader", rpath, "--prefix", tag, "--list"] + gen_opts +
+                             [wpath, "-o", d], capture_output=True, text=True)
         if run.returncode not in (0, 1):
             print("gen_resolve: %s: avrokit gen exited %d: %s" % (name, run.returncode, run.stderr))
             return 1
