@@ -183,6 +183,8 @@ static void dec_collection(gen_ctx *g, const avk_type *t, int is_map)
         gen_printf(c, "    %s *items = NULL;\n", ct);
     if (is_map)
         gen_puts(c, "    avk_bytes *keys = NULL;\n");
+    gen_puts(c, "    const int views_ = c->views;\n    const uint64_t max_bytes_ = c->lim.max_bytes;\n"
+                "    (void)views_;\n    (void)max_bytes_;\n");
     depth_check(g);
     gen_puts(c, "    for (;;) {\n"
                 "        uint64_t left = 0, end, off = avk_reader_offset(r);\n"
@@ -231,8 +233,21 @@ static void dec_collection(gen_ctx *g, const avk_type *t, int is_map)
                     "                    return avkgen_front(&c->at, AVK_PATH_ITEM, total + bad, "
                     "NULL, st);\n            }\n");
     } else if (is_map || ct) {
+        const char *fx = ct ? fast_expr(g, it, "p", "items[i]") : NULL;
         gen_puts(c, "            {\n                uint64_t i;\n"
                     "                for (i = total; i < total + take; i++) {\n");
+        if (fx || (is_map && !ct)) {
+            /* Key and leaf value in place; anything else from the same
+             * byte through the reader. */
+            gen_puts(c, "                    {\n                        const uint8_t *p = r->pos, *e = r->end;\n");
+            if (is_map)
+                gen_printf(c, "                        if (views_ && avkgen_fast_view(&p, e, max_bytes_, &keys[i])%s%s) {\n",
+                           fx ? " && " : "", fx ? fx : "");
+            else
+                gen_printf(c, "                        if (%s) {\n", fx);
+            gen_puts(c, "                            r->pos = p;\n                            continue;\n"
+                        "                        }\n                    }\n");
+        }
         if (is_map)
             gen_puts(c, "                    st = avkgen_read_bytes(c, &keys[i], \"string\");\n"
                         "                    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
