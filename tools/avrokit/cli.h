@@ -35,6 +35,7 @@ int avkcli_cmd_concat(int argc, char **argv);
 int avkcli_cmd_count(int argc, char **argv);
 int avkcli_cmd_fingerprint(int argc, char **argv); /* schema fingerprint, top-level */
 int avkcli_cmd_fromjson(int argc, char **argv);
+int avkcli_cmd_gen(int argc, char **argv);
 int avkcli_cmd_getmeta(int argc, char **argv);
 int avkcli_cmd_getschema(int argc, char **argv);
 int avkcli_cmd_random(int argc, char **argv);

@@ -15,6 +15,7 @@ static const avkcli_command commands[] = {
     {"count", avkcli_cmd_count, "count the records of container files (no decoding)"},
     {"fingerprint", avkcli_cmd_fingerprint, "print schemas' fingerprints (Rabin, MD5, SHA-256)"},
     {"fromjson", avkcli_cmd_fromjson, "write Avro JSON lines to a container file"},
+    {"gen", avkcli_cmd_gen, "generate C types, decoders and encoders for schemas"},
     {"getmeta", avkcli_cmd_getmeta, "print a container file's metadata"},
     {"getschema", avkcli_cmd_getschema, "print the schema of a container file"},
     {"random", avkcli_cmd_random, "write a container file of random records of a schema"},

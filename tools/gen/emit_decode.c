@@ -1,0 +1,290 @@
+/* Generated decoders: one static function per compound type, leaves inline, with the library decoder's checks in its order. */
+#include <string.h>
+
+#include "gen.h"
+
+/* Statements that decode one value of t into the lvalue lv (a value at
+ * nesting level lvl, a C expression) and leave the status in st. */
+static void value_dec(gen_ctx *g, const avk_type *t, const char *lv, const char *lvl,
+                      const char *ind)
+{
+    gen_buf *c = &g->c;
+    switch (avk_type_kind(t)) {
+    case AVK_NULL:
+        gen_printf(c, "%sst = AVK_OK;\n", ind);
+        break;
+    case AVK_BOOLEAN:
+        gen_printf(c, "%sst = avkgen_read_boolean(c, &%s);\n", ind, lv);
+        break;
+    case AVK_INT:
+        gen_printf(c, "%sst = avk_reader_read_int(c->r, &%s, c->err);\n", ind, lv);
+        break;
+    case AVK_LONG:
+        gen_printf(c, "%sst = avk_reader_read_long(c->r, &%s, c->err);\n", ind, lv);
+        break;
+    case AVK_FLOAT:
+        gen_printf(c, "%sst = avk_reader_read_float(c->r, &%s, c->err);\n", ind, lv);
+        break;
+    case AVK_DOUBLE:
+        gen_printf(c, "%sst = avk_reader_read_double(c->r, &%s, c->err);\n", ind, lv);
+        break;
+    case AVK_STRING:
+    case AVK_BYTES:
+        gen_printf(c, "%sst = avkgen_read_bytes(c, &%s, \"%s\");\n", ind, lv,
+                   avk_type_kind(t) == AVK_STRING ? "string" : "bytes");
+        break;
+    default:
+        gen_printf(c, "%sst = %s(c, &%s, %s);\n", ind, gen_helper(g, "dec", t), lv, lvl);
+        break;
+    }
+}
+
+static void depth_check(gen_ctx *g)
+{
+    gen_puts(&g->c, "    if (AVKGEN_UNLIKELY(level > c->max_depth))\n"
+                    "        return avkgen_depth_error(c->r, c->max_depth, c->err);\n");
+}
+
+static void dec_record(gen_ctx *g, const avk_type *t)
+{
+    gen_buf *c = &g->c;
+    size_t i, n = avk_type_field_count(t);
+    gen_puts(c, "    avk_status st;\n");
+    depth_check(g);
+    gen_puts(c, "    (void)out;\n");
+    for (i = 0; i < n; i++) {
+        const avk_field *f = avk_type_field(t, i);
+        const avk_type *ft = avk_field_type(f);
+        if (avk_type_kind(ft) == AVK_NULL)
+            continue;
+        value_dec(g, ft, gen_fmt(g, "out->%s", gen_field_member(g, t, i)), "level + 1", "    ");
+        gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                      "        return avk_check_path_front(&c->at, AVK_PATH_FIELD, %zu, %s, st);\n",
+                   i, gen_cstring(g, avk_field_name(f)));
+    }
+    gen_puts(c, "    return AVK_OK;\n");
+}
+
+/* Items of these kinds are read a chunk at a time into the C array. */
+static const char *bulk_reader(const avk_type *it)
+{
+    switch (avk_type_kind(it)) {
+    case AVK_BOOLEAN: return "avkgen_read_booleans";
+    case AVK_INT: return "avkgen_read_ints";
+    case AVK_LONG: return "avkgen_read_longs";
+    default: return NULL;
+    }
+}
+
+static int raw_size(const avk_type *it)
+{
+    switch (avk_type_kind(it)) {
+    case AVK_FLOAT: return 4;
+    case AVK_DOUBLE: return 8;
+    case AVK_FIXED: return (int)(avk_type_fixed_size(it) > 0);
+    default: return 0;
+    }
+}
+
+static int may_be_malformed(const avk_type *it)
+{
+    avk_kind k = avk_type_kind(it);
+    return k != AVK_FLOAT && k != AVK_DOUBLE && k != AVK_FIXED;
+}
+
+static void dec_collection(gen_ctx *g, const avk_type *t, int is_map)
+{
+    gen_buf *c = &g->c;
+    const avk_type *it = is_map ? avk_type_values(t) : avk_type_items(t);
+    const char *ct = gen_ctype(g, it);
+    unsigned long long min = gen_min_size(it) + (is_map ? 1 : 0);
+    gen_puts(c, "    avk_reader *r = c->r;\n    uint64_t total = 0, cap = 0;\n");
+    if (ct)
+        gen_printf(c, "    %s *items = NULL;\n", ct);
+    if (is_map)
+        gen_puts(c, "    avk_bytes *keys = NULL;\n");
+    depth_check(g);
+    gen_puts(c, "    for (;;) {\n"
+                "        uint64_t left = 0, end, off = avk_reader_offset(r);\n"
+                "        avk_status st = avk_check_read_block(r, off, &left, &end, c->err);\n"
+                "        if (st != AVK_OK)\n            return st;\n"
+                "        if (left == 0)\n            break;\n"
+                "        while (left) {\n"
+                "            uint64_t take = 0;\n");
+    gen_printf(c, "            st = avkgen_take(c, total, left, %lluu, %d, off, &take);\n", min,
+               is_map || may_be_malformed(it));
+    gen_puts(c, "            if (st != AVK_OK)\n                return st;\n");
+    if (is_map && ct)
+        gen_puts(c, "            {\n                uint64_t kcap = cap;\n"
+                    "                st = avkgen_reserve(c, (void **)&keys, &kcap, total, total + take, "
+                    "sizeof *keys);\n"
+                    "                if (st != AVK_OK)\n                    return st;\n            }\n");
+    else if (is_map)
+        gen_puts(c, "            st = avkgen_reserve(c, (void **)&keys, &cap, total, total + take, "
+                    "sizeof *keys);\n"
+                    "            if (st != AVK_OK)\n                return st;\n");
+    if (ct)
+        gen_puts(c, "            st = avkgen_reserve(c, (void **)&items, &cap, total, total + take, "
+                    "sizeof *items);\n"
+                    "            if (st != AVK_OK)\n                return st;\n");
+    else if (!is_map)
+        gen_puts(c, "            cap = total + take;\n");
+    if (!is_map && ct && bulk_reader(it)) {
+        gen_printf(c, "            {\n                size_t bad = 0;\n"
+                      "                st = %s(c, items + total, (size_t)take, &bad);\n"
+                      "                if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                      "                    return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + bad, "
+                      "NULL, st);\n            }\n",
+                   bulk_reader(it));
+    } else if (!is_map && ct && raw_size(it)) {
+        gen_puts(c, "            {\n                size_t bad = 0;\n"
+                    "                st = avkgen_read_raw_items(c, items + total, (size_t)take, sizeof *items, "
+                    "&bad);\n"
+                    "                if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                    "                    return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + bad, "
+                    "NULL, st);\n            }\n");
+    } else if (is_map || ct) {
+        gen_puts(c, "            {\n                uint64_t i;\n"
+                    "                for (i = total; i < total + take; i++) {\n");
+        if (is_map)
+            gen_puts(c, "                    st = avkgen_read_bytes(c, &keys[i], \"string\");\n"
+                        "                    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                        "                        return avk_check_path_front(&c->at, AVK_PATH_KEY, i, NULL, "
+                        "st);\n");
+        if (ct) {
+            value_dec(g, it, "items[i]", "level + 1", "                    ");
+            gen_printf(c, "                    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                          "                        return avk_check_path_front(&c->at, %s, i, NULL, st);\n",
+                       is_map ? "AVK_PATH_VALUE" : "AVK_PATH_ITEM");
+        }
+        gen_puts(c, "                }\n            }\n");
+    }
+    gen_puts(c, "            total += take;\n            left -= take;\n        }\n"
+                "        st = avk_check_block_end(r, off, end, c->err);\n"
+                "        if (st != AVK_OK)\n            return st;\n    }\n");
+    if (is_map)
+        gen_puts(c, "    out->keys = keys;\n");
+    if (ct)
+        gen_printf(c, "    out->%s = items;\n", is_map ? "values" : "items");
+    gen_puts(c, "    out->count = (size_t)total;\n    (void)cap;\n    return AVK_OK;\n");
+}
+
+static void branch_dec(gen_ctx *g, const avk_type *b, const char *lv)
+{
+    gen_buf *c = &g->c;
+    if (avk_type_kind(b) == AVK_RECORD) {
+        /* Records in unions are held through pointers (recursion). */
+        gen_printf(c, "        {\n            %s *p_ = NULL;\n"
+                              "            st = avkgen_alloc(c, sizeof *p_, 8, (void **)&p_);\n"
+                              "            if (st != AVK_OK)\n                return st;\n"
+                              "            %s = p_;\n",
+                   gen_tname(g, b), lv);
+        gen_printf(c, "            st = %s(c, p_, level + 1);\n        }\n", gen_helper(g, "dec", b));
+        return;
+    }
+    value_dec(g, b, lv, "level + 1", "        ");
+}
+
+static void dec_union(gen_ctx *g, const avk_type *t)
+{
+    gen_buf *c = &g->c;
+    size_t n = avk_type_branch_count(t), i, ni;
+    const avk_type *o;
+    gen_puts(c, "    int64_t idx;\n    uint64_t off;\n    avk_status st;\n");
+    depth_check(g);
+    gen_printf(c, "    off = avk_reader_offset(c->r);\n"
+                  "    st = avk_reader_read_long(c->r, &idx, c->err);\n"
+                  "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n        return st;\n"
+                  "    if (AVKGEN_UNLIKELY(idx < 0 || idx >= %zu))\n"
+                  "        return avkgen_index_error(c->err, off, 1, (long long)idx, %zuu);\n",
+               n, n);
+    if (gen_is_nullable(t, &o, &ni)) {
+        if (avk_type_kind(o) == AVK_RECORD) {
+            gen_printf(c, "    if (idx == %zu) {\n        *out = NULL;\n        return AVK_OK;\n    }\n",
+                       ni);
+            branch_dec(g, o, "*out");
+        } else {
+            gen_printf(c, "    if (idx == %zu) {\n        memset(out, 0, sizeof *out);\n"
+                          "        return AVK_OK;\n    }\n    out->present = true;\n",
+                       ni);
+            value_dec(g, o, "out->value", "level + 1", "    ");
+        }
+    } else {
+        gen_printf(c, "    out->kind = (%s_kind)idx;\n    switch (idx) {\n", gen_tname(g, t));
+        for (i = 0; i < n; i++) {
+            const avk_type *b = avk_type_branch(t, i);
+            if (avk_type_kind(b) == AVK_NULL)
+                continue;
+            gen_printf(c, "    case %zu:\n", i);
+            branch_dec(g, b, gen_fmt(g, "out->u.%s", gen_union_member(g, t, i)));
+            gen_puts(c, "        break;\n");
+        }
+        gen_puts(c, "    default:\n        st = AVK_OK;\n        break;\n    }\n");
+    }
+    gen_puts(c, "    return AVKGEN_LIKELY(st == AVK_OK)\n"
+                "               ? st\n"
+                "               : avk_check_path_front(&c->at, AVK_PATH_BRANCH, (uint64_t)idx, NULL, st);\n");
+}
+
+void gen_emit_decode(gen_ctx *g, const avk_type *t)
+{
+    gen_buf *c = &g->c;
+    gen_printf(c, "static avk_status %s(avkgen_dctx *c, %s *out, size_t level)\n{\n",
+               gen_helper(g, "dec", t), gen_ctype(g, t));
+    switch (avk_type_kind(t)) {
+    case AVK_RECORD:
+        dec_record(g, t);
+        break;
+    case AVK_ENUM:
+        gen_printf(c, "    int32_t idx;\n    uint64_t off = avk_reader_offset(c->r);\n"
+                      "    avk_status st = avk_reader_read_int(c->r, &idx, c->err);\n"
+                      "    (void)level;\n"
+                      "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n        return st;\n"
+                      "    if (AVKGEN_UNLIKELY(idx < 0 || (uint32_t)idx >= %zuu))\n"
+                      "        return avkgen_index_error(c->err, off, 0, (long long)idx, %zuu);\n"
+                      "    *out = (%s)idx;\n    return AVK_OK;\n",
+                   avk_type_symbol_count(t), avk_type_symbol_count(t), gen_tname(g, t));
+        break;
+    case AVK_FIXED:
+        gen_printf(c, "    (void)level;\n    return avkgen_read_fixed(c, out->bytes, %zu);\n",
+                   avk_type_fixed_size(t));
+        break;
+    case AVK_ARRAY:
+        dec_collection(g, t, 0);
+        break;
+    case AVK_MAP:
+        dec_collection(g, t, 1);
+        break;
+    case AVK_UNION:
+        dec_union(g, t);
+        break;
+    default:
+        break;
+    }
+    gen_puts(c, "}\n\n");
+}
+
+/* The public decoder of type t (function prefix fn). */
+void gen_emit_decode_public(gen_ctx *g, const avk_type *t, const char *fn);
+void gen_emit_decode_public(gen_ctx *g, const avk_type *t, const char *fn)
+{
+    gen_buf *c = &g->c;
+    gen_printf(c, "avk_status %s_decode_limits(avk_reader *r, avk_arena *arena, const avk_limits *limits,\n"
+                  "    %s *out, avk_error *err)\n{\n"
+                  "    avkgen_dctx ctx;\n    avkgen_dctx *c = &ctx;\n    avk_status st;\n"
+                  "    if (!r || !arena || !out)\n"
+                  "        return avk_error_set(err, AVK_ERR_INVALID_ARGUMENT, 0, \"%s_decode: NULL "
+                  "argument\");\n"
+                  "    avkgen_dctx_init(c, r, arena, limits, err);\n",
+               fn, fn, fn);
+    if (avk_type_kind(t) == AVK_NULL)
+        gen_puts(c, "    out->unused_ = 0;\n    st = AVK_OK;\n");
+    else
+        value_dec(g, t, "(*out)", "1", "    ");
+    gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                  "        avk_check_path_report(err, %s, &c->at);\n    return st;\n}\n\n",
+               gen_cstring(g, gen_label(t)));
+    gen_printf(c, "avk_status %s_decode(avk_reader *r, avk_arena *arena, %s *out, avk_error *err)\n{\n"
+                  "    return %s_decode_limits(r, arena, NULL, out, err);\n}\n\n",
+               fn, fn, fn);
+}

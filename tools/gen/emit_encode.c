@@ -1,0 +1,241 @@
+/* Generated encoders: one static function per compound type writing what avk_plan_encode writes (arrays and maps as one block, then 0). */
+#include <string.h>
+
+#include "gen.h"
+
+static void value_enc(gen_ctx *g, const avk_type *t, const char *lv, const char *ind)
+{
+    gen_buf *c = &g->c;
+    switch (avk_type_kind(t)) {
+    case AVK_NULL:
+        gen_printf(c, "%sst = AVK_OK;\n", ind);
+        break;
+    case AVK_BOOLEAN:
+        gen_printf(c, "%sst = avk_writer_write_boolean(c->w, %s ? 1 : 0, c->err);\n", ind, lv);
+        break;
+    case AVK_INT:
+        gen_printf(c, "%sst = avk_writer_write_int(c->w, %s, c->err);\n", ind, lv);
+        break;
+    case AVK_LONG:
+        gen_printf(c, "%sst = avk_writer_write_long(c->w, %s, c->err);\n", ind, lv);
+        break;
+    case AVK_FLOAT:
+        gen_printf(c, "%sst = avk_writer_write_float(c->w, %s, c->err);\n", ind, lv);
+        break;
+    case AVK_DOUBLE:
+        gen_printf(c, "%sst = avk_writer_write_double(c->w, %s, c->err);\n", ind, lv);
+        break;
+    case AVK_STRING:
+    case AVK_BYTES:
+        gen_printf(c, "%sst = avkgen_write_bytes(c, &%s, \"%s\");\n", ind, lv,
+                   avk_type_kind(t) == AVK_STRING ? "string" : "bytes");
+        break;
+    default:
+        gen_printf(c, "%sst = %s(c, &%s);\n", ind, gen_helper(g, "enc", t), lv);
+        break;
+    }
+}
+
+/* "[null, string, ns.User]" as the library lists a union's branches. */
+static const char *branch_list(gen_ctx *g, const avk_type *u)
+{
+    char buf[160];
+    size_t i, n = 0;
+    buf[n++] = '[';
+    for (i = 0; i < avk_type_branch_count(u); i++) {
+        const char *label = gen_label(avk_type_branch(u, i));
+        size_t len = strlen(label);
+        if (n + len + 2 + 5 > sizeof buf) {
+            memcpy(buf + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (i) {
+            memcpy(buf + n, ", ", 2);
+            n += 2;
+        }
+        memcpy(buf + n, label, len);
+        n += len;
+    }
+    buf[n++] = ']';
+    buf[n] = 0;
+    return gen_fmt(g, "%s", buf);
+}
+
+static void enc_union(gen_ctx *g, const avk_type *t)
+{
+    gen_buf *c = &g->c;
+    size_t n = avk_type_branch_count(t), i, ni;
+    const avk_type *o;
+    gen_puts(c, "    avk_status st;\n");
+    if (gen_is_nullable(t, &o, &ni)) {
+        if (avk_type_kind(o) == AVK_RECORD) {
+            gen_printf(c, "    if (!*in)\n        return avk_writer_write_long(c->w, %zu, c->err);\n"
+                          "    st = avk_writer_write_long(c->w, %zu, c->err);\n"
+                          "    if (st != AVK_OK)\n        return st;\n"
+                          "    st = %s(c, *in);\n",
+                       ni, 1 - ni, gen_helper(g, "enc", o));
+        } else {
+            gen_printf(c, "    if (!in->present)\n        return avk_writer_write_long(c->w, %zu, c->err);\n"
+                          "    st = avk_writer_write_long(c->w, %zu, c->err);\n"
+                          "    if (st != AVK_OK)\n        return st;\n",
+                       ni, 1 - ni);
+            value_enc(g, o, "in->value", "    ");
+        }
+        gen_printf(c, "    return AVKGEN_LIKELY(st == AVK_OK)\n               ? st\n"
+                      "               : avk_check_path_front(&c->at, AVK_PATH_BRANCH, %zu, NULL, st);\n",
+                   1 - ni);
+        return;
+    }
+    gen_printf(c, "    if (AVKGEN_UNLIKELY((unsigned)in->kind >= %zuu))\n"
+                  "        return avk_error_set(c->err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,\n"
+                  "                             \"union branch %%u out of range (branches: %%s)\",\n"
+                  "                             (unsigned)in->kind, %s);\n",
+               n, gen_cstring(g, branch_list(g, t)));
+    gen_puts(c, "    st = avk_writer_write_long(c->w, (int64_t)in->kind, c->err);\n"
+                "    if (st != AVK_OK)\n        return st;\n    switch ((unsigned)in->kind) {\n");
+    for (i = 0; i < n; i++) {
+        const avk_type *b = avk_type_branch(t, i);
+        const char *m = gen_union_member(g, t, i);
+        if (avk_type_kind(b) == AVK_NULL)
+            continue;
+        gen_printf(c, "    case %zu:\n", i);
+        if (avk_type_kind(b) == AVK_RECORD)
+            gen_printf(c, "        st = in->u.%s ? %s(c, in->u.%s)\n"
+                          "                   : avk_error_set(c->err, AVK_ERR_INVALID_ARGUMENT, "
+                          "AVK_OFFSET_UNKNOWN,\n"
+                          "                                   \"union value has no branch value\");\n",
+                       m, gen_helper(g, "enc", b), m);
+        else
+            value_enc(g, b, gen_fmt(g, "in->u.%s", m), "        ");
+        gen_puts(c, "        break;\n");
+    }
+    gen_puts(c, "    default:\n        st = AVK_OK;\n        break;\n    }\n"
+                "    return AVKGEN_LIKELY(st == AVK_OK)\n               ? st\n"
+                "               : avk_check_path_front(&c->at, AVK_PATH_BRANCH, (uint64_t)in->kind, NULL, "
+                "st);\n");
+}
+
+static void enc_collection(gen_ctx *g, const avk_type *t, int is_map)
+{
+    gen_buf *c = &g->c;
+    const avk_type *it = is_map ? avk_type_values(t) : avk_type_items(t);
+    const char *ct = gen_ctype(g, it);
+    gen_puts(c, "    avk_status st;\n    size_t i;\n"
+                "    if (in->count == 0)\n        return avk_writer_write_long(c->w, 0, c->err);\n");
+    if (is_map)
+        gen_printf(c, "    if (AVKGEN_UNLIKELY(!in->keys%s))\n"
+                      "        return avk_error_set(c->err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,\n"
+                      "                             \"map of %%zu entries has no keys or values\", in->count);\n",
+                   ct ? " || !in->values" : "");
+    else if (ct)
+        gen_puts(c, "    if (AVKGEN_UNLIKELY(!in->items))\n"
+                    "        return avk_error_set(c->err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,\n"
+                    "                             \"array of %zu items has no items\", in->count);\n");
+    gen_puts(c, "    st = avk_writer_write_long(c->w, (int64_t)in->count, c->err);\n"
+                "    if (st != AVK_OK)\n        return st;\n");
+    if (!is_map && avk_type_kind(it) == AVK_LONG) {
+        gen_puts(c, "    st = avk_writer_write_longs(c->w, in->items, in->count, c->err);\n"
+                    "    if (st != AVK_OK)\n        return st;\n    (void)i;\n");
+    } else if (!is_map && avk_type_kind(it) == AVK_INT) {
+        gen_puts(c, "    st = avk_writer_write_ints(c->w, in->items, in->count, c->err);\n"
+                    "    if (st != AVK_OK)\n        return st;\n    (void)i;\n");
+    } else if (!is_map && (avk_type_kind(it) == AVK_FLOAT || avk_type_kind(it) == AVK_DOUBLE ||
+                           (avk_type_kind(it) == AVK_FIXED && avk_type_fixed_size(it) > 0))) {
+        gen_puts(c, "    st = avk_writer_write_raw(c->w, in->items, in->count * sizeof *in->items, c->err);\n"
+                    "    if (st != AVK_OK)\n        return st;\n    (void)i;\n");
+    } else if (is_map || ct) {
+        gen_puts(c, "    for (i = 0; i < in->count; i++) {\n");
+        if (is_map)
+            gen_puts(c, "        st = avkgen_write_bytes(c, &in->keys[i], \"string\");\n"
+                        "        if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                        "            return avk_check_path_front(&c->at, AVK_PATH_KEY, i, NULL, st);\n");
+        if (ct) {
+            value_enc(g, it, is_map ? "in->values[i]" : "in->items[i]", "        ");
+            gen_printf(c, "        if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                          "            return avk_check_path_front(&c->at, %s, i, NULL, st);\n",
+                       is_map ? "AVK_PATH_VALUE" : "AVK_PATH_ITEM");
+        }
+        gen_puts(c, "    }\n");
+    } else {
+        gen_puts(c, "    (void)i;\n");
+    }
+    gen_puts(c, "    return avk_writer_write_long(c->w, 0, c->err);\n");
+}
+
+void gen_emit_encode(gen_ctx *g, const avk_type *t)
+{
+    gen_buf *c = &g->c;
+    size_t i, n;
+    gen_printf(c, "static avk_status %s(avkgen_ectx *c, %s const *in)\n{\n", gen_helper(g, "enc", t),
+               gen_ctype(g, t));
+    switch (avk_type_kind(t)) {
+    case AVK_RECORD:
+        gen_puts(c, "    avk_status st;\n    (void)in;\n");
+        n = avk_type_field_count(t);
+        for (i = 0; i < n; i++) {
+            const avk_field *f = avk_type_field(t, i);
+            if (avk_type_kind(avk_field_type(f)) == AVK_NULL)
+                continue;
+            value_enc(g, avk_field_type(f), gen_fmt(g, "in->%s", gen_field_member(g, t, i)), "    ");
+            gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                          "        return avk_check_path_front(&c->at, AVK_PATH_FIELD, %zu, %s, st);\n",
+                       i, gen_cstring(g, avk_field_name(f)));
+        }
+        gen_puts(c, "    (void)c;\n    return AVK_OK;\n");
+        break;
+    case AVK_ENUM:
+        n = avk_type_symbol_count(t);
+        gen_printf(c, "    if (AVKGEN_UNLIKELY((unsigned)*in >= %zuu))\n"
+                      "        return avk_error_set(c->err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,\n"
+                      "                             \"enum index %%u out of range (%%u symbols)\", "
+                      "(unsigned)*in, %zuu);\n"
+                      "    return avk_writer_write_int(c->w, (int32_t)*in, c->err);\n",
+                   n, n);
+        break;
+    case AVK_FIXED:
+        if (avk_type_fixed_size(t))
+            gen_printf(c, "    return avk_writer_write_raw(c->w, in->bytes, %zu, c->err);\n",
+                       avk_type_fixed_size(t));
+        else
+            gen_puts(c, "    (void)c;\n    (void)in;\n    return AVK_OK;\n");
+        break;
+    case AVK_ARRAY:
+        enc_collection(g, t, 0);
+        break;
+    case AVK_MAP:
+        enc_collection(g, t, 1);
+        break;
+    case AVK_UNION:
+        enc_union(g, t);
+        break;
+    default:
+        break;
+    }
+    gen_puts(c, "}\n\n");
+}
+
+void gen_emit_encode_public(gen_ctx *g, const avk_type *t, const char *fn);
+void gen_emit_encode_public(gen_ctx *g, const avk_type *t, const char *fn)
+{
+    gen_buf *c = &g->c;
+    gen_printf(c, "avk_status %s_encode(const %s *in, avk_writer *w, avk_error *err)\n{\n"
+                  "    avkgen_ectx ctx;\n    avkgen_ectx *c = &ctx;\n    avk_status st;\n    size_t mark;\n"
+                  "    if (!in || !w)\n"
+                  "        return avk_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,\n"
+                  "                             \"%s_encode: NULL argument\");\n"
+                  "    c->w = w;\n    c->err = err;\n    avk_check_path_init(&c->at);\n"
+                  "    mark = (size_t)(w->pos - w->buf);\n",
+               fn, fn, fn);
+    if (avk_type_kind(t) == AVK_NULL)
+        gen_puts(c, "    st = AVK_OK;\n");
+    else
+        value_enc(g, t, "(*in)", "    ");
+    gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK)) {\n"
+                  "        if (!w->sink) /* a memory writer is put back where it was */\n"
+                  "            w->pos = w->buf + mark;\n"
+                  "        if (st == AVK_ERR_INVALID_ARGUMENT)\n"
+                  "            avk_check_path_report(err, %s, &c->at);\n"
+                  "    }\n    return st;\n}\n\n",
+               gen_cstring(g, gen_label(t)));
+}

@@ -1,0 +1,16 @@
+/* The entry point of the generator for the CLI: gen_run. */
+#ifndef AVKGEN_GEN_MAIN_H
+#define AVKGEN_GEN_MAIN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gen.h"
+
+/* Generates DIR/<base>.h and .c for each of the n schema files; with list,
+ * prints the spec's --list lines to out. Messages go to errs. Returns the
+ * exit status: 0, or 1 (bad schema, cannot write). */
+int gen_run(const gen_opts *opts, char **schemas, size_t n, const char *dir, int list, FILE *out,
+            FILE *errs);
+
+#endif
