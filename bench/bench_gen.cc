@@ -36,6 +36,7 @@ template <class T> struct GenOps {
 // A data set with its generated type: the encode inputs (structs made from
 // the data set's avk_values with FN_from_value) are made once, on first use.
 template <class T> struct GenCase {
+    GenCase(const BinSpec &(*s)(), GenOps<T> o) : spec(s), ops(o) {}
     const BinSpec &(*spec)();
     GenOps<T> ops;
     mutable bool built = false;
@@ -227,13 +228,12 @@ template <class T> void gen_encode(benchmark::State &state, const GenCase<T> *c)
     finish_encode(state, d, &w, bad == SIZE_MAX ? "" : avk_message("generated encode", bad, err));
 }
 
-const GenCase<bg_Longs> kLongs = {spec_longs, AVKBENCH_GEN_OPS(bg_Longs)};
-const GenCase<bg_Strings> kStrings = {spec_strings, AVKBENCH_GEN_OPS(bg_Strings)};
-const GenCase<bg_RealisticLongs> kRealistic = {spec_realistic_longs,
-                                               AVKBENCH_GEN_OPS(bg_RealisticLongs)};
-const GenCase<bg_WideRecord> kWide = {spec_wide_record, AVKBENCH_GEN_OPS(bg_WideRecord)};
-const GenCase<bg_GenericRecord> kGeneric = {spec_generic_record,
-                                            AVKBENCH_GEN_OPS(bg_GenericRecord)};
+const GenCase<bg_Longs> kLongs(spec_longs, AVKBENCH_GEN_OPS(bg_Longs));
+const GenCase<bg_Strings> kStrings(spec_strings, AVKBENCH_GEN_OPS(bg_Strings));
+const GenCase<bg_RealisticLongs> kRealistic(spec_realistic_longs,
+                                            AVKBENCH_GEN_OPS(bg_RealisticLongs));
+const GenCase<bg_WideRecord> kWide(spec_wide_record, AVKBENCH_GEN_OPS(bg_WideRecord));
+const GenCase<bg_GenericRecord> kGeneric(spec_generic_record, AVKBENCH_GEN_OPS(bg_GenericRecord));
 
 template <class T> void add_decode(const GenCase<T> &c)
 {
