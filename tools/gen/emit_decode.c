@@ -39,6 +39,40 @@ static void value_dec(gen_ctx *g, const avk_type *t, const char *lv, const char 
     }
 }
 
+/* An expression that decodes one leaf of t at pointer variable pv (end e)
+ * into lv and is true, or is false having consumed nothing (the reader's
+ * path then decodes it and reports any error); NULL for types without one. */
+static const char *fast_expr(gen_ctx *g, const avk_type *t, const char *pv, const char *lv)
+{
+    switch (avk_type_kind(t)) {
+    case AVK_INT:
+        return gen_fmt(g, "avkgen_fast_int(&%s, e, &%s)", pv, lv);
+    case AVK_LONG:
+        return gen_fmt(g, "avkgen_fast_long(&%s, e, &%s)", pv, lv);
+    case AVK_BOOLEAN:
+        return gen_fmt(g, "(%s < e && *%s <= 1 && ((%s = *%s++ != 0), 1))", pv, pv, lv, pv);
+    case AVK_FLOAT:
+    case AVK_DOUBLE:
+        return gen_fmt(g, "(e - %s >= (ptrdiff_t)sizeof %s && (memcpy(&%s, %s, sizeof %s), %s += sizeof %s, 1))",
+                       pv, lv, lv, pv, lv, pv, lv);
+    case AVK_STRING:
+    case AVK_BYTES:
+        return gen_fmt(g, "(views_ && avkgen_fast_view(&%s, e, max_bytes_, &%s))", pv, lv);
+    case AVK_ENUM:
+        return gen_fmt(g, "(%s < e && !(*%s & 0x81) && (unsigned)(*%s >> 1) < %zuu && "
+                          "((%s = (%s)(*%s++ >> 1)), 1))",
+                       pv, pv, pv, avk_type_symbol_count(t), lv, gen_tname(g, t), pv);
+    case AVK_FIXED:
+        if (!avk_type_fixed_size(t))
+            return NULL;
+        return gen_fmt(g, "(e - %s >= %zu && (memcpy(%s.bytes, %s, %zu), %s += %zu, 1))", pv,
+                       avk_type_fixed_size(t), lv, pv, avk_type_fixed_size(t), pv,
+                       avk_type_fixed_size(t));
+    default:
+        return NULL;
+    }
+}
+
 static void depth_check(gen_ctx *g)
 {
     gen_puts(&g->c, "    if (AVKGEN_UNLIKELY(level > c->max_depth))\n"
@@ -49,20 +83,66 @@ static void dec_record(gen_ctx *g, const avk_type *t)
 {
     gen_buf *c = &g->c;
     size_t i, n = avk_type_field_count(t);
-    gen_puts(c, "    avk_status st;\n");
+    gen_puts(c, "    avk_status st = AVK_OK;\n");
     depth_check(g);
-    gen_puts(c, "    (void)out;\n");
+    gen_puts(c, "    (void)out;\n    (void)st;\n");
+    /* The position lives in p across leaf fields (a store and reload of
+     * r->pos between fields would sit on the chain from one to the next);
+     * a field the fast path cannot take goes through the reader from the
+     * same place, which reports any error as the library's decoder does. */
+    gen_puts(c, "    avk_reader *r = c->r;\n    const uint8_t *p = r->pos, *e = r->end;\n"
+                "    /* In locals: stores to the fields could alias them. */\n"
+                "    const int views_ = c->views;\n    const uint64_t max_bytes_ = c->lim.max_bytes;\n"
+                "    const size_t max_depth_ = c->max_depth;\n"
+                "    (void)r;\n    (void)e;\n    (void)views_;\n    (void)max_bytes_;\n    (void)max_depth_;\n");
     for (i = 0; i < n; i++) {
         const avk_field *f = avk_type_field(t, i);
         const avk_type *ft = avk_field_type(f);
+        const char *lv = gen_fmt(g, "out->%s", gen_field_member(g, t, i));
+        const char *fail = gen_fmt(g, "avk_check_path_front(&c->at, AVK_PATH_FIELD, %zu, %s, st)", i,
+                                   gen_cstring(g, avk_field_name(f)));
+        const char *fast;
+        const avk_type *o;
+        size_t ni;
         if (avk_type_kind(ft) == AVK_NULL)
             continue;
-        value_dec(g, ft, gen_fmt(g, "out->%s", gen_field_member(g, t, i)), "level + 1", "    ");
-        gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                      "        return avk_check_path_front(&c->at, AVK_PATH_FIELD, %zu, %s, st);\n",
-                   i, gen_cstring(g, avk_field_name(f)));
+        fast = fast_expr(g, ft, "p", lv);
+        if (!fast && gen_is_nullable(ft, &o, &ni) && avk_type_kind(o) != AVK_RECORD &&
+            fast_expr(g, o, "q_", "x_")) {
+            /* ["null", leaf]: the index byte and the leaf in place. */
+            gen_printf(c, "    {\n        int ok_ = 0;\n"
+                          "        if (AVKGEN_LIKELY(level < max_depth_ && p < e)) {\n"
+                          "            const uint8_t *q_ = p + 1;\n"
+                          "            if (*p == %d) {\n"
+                          "                memset(&%s, 0, sizeof %s);\n"
+                          "                p = q_;\n                ok_ = 1;\n"
+                          "            } else if (*p == %d && %s) {\n"
+                          "                %s.present = true;\n"
+                          "                p = q_;\n                ok_ = 1;\n            }\n        }\n"
+                          "        if (AVKGEN_UNLIKELY(!ok_)) {\n            r->pos = p;\n",
+                       (int)(2 * ni), lv, lv, (int)(2 * (1 - ni)),
+                       fast_expr(g, o, "q_", gen_fmt(g, "%s.value", lv)), lv);
+            value_dec(g, ft, lv, "level + 1", "            ");
+            gen_printf(c, "            if (AVKGEN_UNLIKELY(st != AVK_OK))\n                return %s;\n"
+                          "            p = r->pos;\n            e = r->end;\n        }\n    }\n",
+                       fail);
+            continue;
+        }
+        if (fast) {
+            gen_printf(c, "    if (AVKGEN_UNLIKELY(!%s)) {\n        r->pos = p;\n", fast);
+            value_dec(g, ft, lv, "level + 1", "        ");
+            gen_printf(c, "        if (AVKGEN_UNLIKELY(st != AVK_OK))\n            return %s;\n"
+                          "        p = r->pos;\n        e = r->end;\n    }\n",
+                       fail);
+        } else {
+            gen_puts(c, "    r->pos = p;\n");
+            value_dec(g, ft, lv, "level + 1", "    ");
+            gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n        return %s;\n"
+                          "    p = r->pos;\n    e = r->end;\n",
+                       fail);
+        }
     }
-    gen_puts(c, "    return AVK_OK;\n");
+    gen_puts(c, "    r->pos = p;\n    return AVK_OK;\n");
 }
 
 /* Items of these kinds are read a chunk at a time into the C array. */
@@ -130,12 +210,19 @@ static void dec_collection(gen_ctx *g, const avk_type *t, int is_map)
     else if (!is_map)
         gen_puts(c, "            cap = total + take;\n");
     if (!is_map && ct && bulk_reader(it)) {
-        gen_printf(c, "            {\n                size_t bad = 0;\n"
-                      "                st = %s(c, items + total, (size_t)take, &bad);\n"
-                      "                if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                      "                    return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + bad, "
-                      "NULL, st);\n            }\n",
-                   bulk_reader(it));
+        const char *fx = fast_expr(g, it, "p", "items[total + j]");
+        /* Short blocks inline (a bulk call costs more than it saves there). */
+        gen_printf(c, "            {\n                size_t bad = 0, j = 0;\n"
+                      "                if (take <= 16 && !r->source) {\n"
+                      "                    const uint8_t *p = r->pos, *e = r->end;\n"
+                      "                    while (j < take && %s)\n                        j++;\n"
+                      "                    r->pos = p;\n                }\n"
+                      "                if (j < take) {\n"
+                      "                    st = %s(c, items + total + j, (size_t)take - j, &bad);\n"
+                      "                    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
+                      "                        return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + j + bad, "
+                      "NULL, st);\n                }\n            }\n",
+                   fx, bulk_reader(it));
     } else if (!is_map && ct && raw_size(it)) {
         gen_puts(c, "            {\n                size_t bad = 0;\n"
                     "                st = avkgen_read_raw_items(c, items + total, (size_t)take, sizeof *items, "

@@ -171,7 +171,7 @@ void gen_emit_encode(gen_ctx *g, const avk_type *t)
                gen_ctype(g, t));
     switch (avk_type_kind(t)) {
     case AVK_RECORD:
-        gen_puts(c, "    avk_status st;\n    (void)in;\n");
+        gen_puts(c, "    avk_status st = AVK_OK;\n    (void)in;\n    (void)st;\n");
         n = avk_type_field_count(t);
         for (i = 0; i < n; i++) {
             const avk_field *f = avk_type_field(t, i);

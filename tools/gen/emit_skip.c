@@ -66,7 +66,7 @@ void gen_emit_skip(gen_ctx *g, const avk_type *t)
     gen_printf(c, "static avk_status %s(avkgen_sctx *c, size_t level)\n{\n", gen_helper(g, "skip", t));
     switch (k) {
     case AVK_RECORD:
-        gen_puts(c, "    avk_status st;\n");
+        gen_puts(c, "    avk_status st = AVK_OK;\n    (void)st;\n");
         depth_check(g);
         n = avk_type_field_count(t);
         for (i = 0; i < n; i++) {

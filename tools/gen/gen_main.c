@@ -278,7 +278,8 @@ int gen_run(const gen_opts *opts, char **schemas, size_t n, const char *dir, int
         u->nown = f->nown;
         u->schema_json = f->text;
         u->fn = avk_type_is_named(root) ? gen_tname(&f->g, root)
-                                        : gen_fmt(&f->g, "%s%s", gen_prefix(&f->g), f->base);
+                                        : gen_ident(&f->g, gen_fmt(&f->g, "%s%s", gen_prefix(&f->g),
+                                                                   f->base));
         if (gen_collect(&f->g, u, msg, sizeof msg) != 0) {
             fprintf(errs, "avrokit gen: %s: %s\n", f->path, msg);
             goto done;
