@@ -236,7 +236,12 @@ typedef enum avk_path_kind {
     AVK_PATH_ITEM,      /* array item: index (".items[7]", "[7]") */
     AVK_PATH_KEY,       /* map key: index of the entry (".keys[2]") */
     AVK_PATH_VALUE,     /* map value: index of the entry (".values[2]") */
-    AVK_PATH_BRANCH     /* union branch: index (".branch[1]") */
+    AVK_PATH_BRANCH,    /* union branch: index (".branch[1]") */
+    /* Resolving decoders (writer data read with a reader schema): */
+    AVK_PATH_WRITER_FIELD, /* a writer field the reader lacks, being skipped:
+                              index and name (".writer_field[2]", ".old") */
+    AVK_PATH_WRITER_BRANCH /* the writer's branch of a union read as a
+                              non-union (".writer_branch[1]") */
 } avk_path_kind;
 
 typedef struct avk_path_seg {

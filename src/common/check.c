@@ -110,6 +110,8 @@ static void check_seg_at(const void *ctx, size_t i, avki_seg *out)
     case AVK_PATH_ITEM: out->kind = AVKI_SEG_ITEM; break;
     case AVK_PATH_KEY: out->kind = AVKI_SEG_KEY; break;
     case AVK_PATH_VALUE: out->kind = AVKI_SEG_VALUE; break;
+    case AVK_PATH_WRITER_FIELD: out->kind = AVKI_SEG_WRITER_FIELD; break;
+    case AVK_PATH_WRITER_BRANCH: out->kind = AVKI_SEG_WRITER_BRANCH; break;
     default: out->kind = AVKI_SEG_BRANCH; break;
     }
 }

@@ -30,14 +30,22 @@ static const char *const help =
     "                      default, views into the input of a memory reader)\n"
     "  --list              print one line per schema: SCHEMA, HEADER, SOURCE, the\n"
     "                      root's C type and function prefix, tab-separated\n"
-    "  --reader R.avsc     (resolution compiled in: not in this build yet)\n"
+    "  --reader R.avsc     resolution compiled in: the types and functions come from\n"
+    "                      R.avsc (DIR/<rbase>.h/.c), and each SCHEMA.avsc is a\n"
+    "                      writer schema: DIR/<rbase>_from_<wbase>.h/.c declare\n"
+    "                      FN_decode_from_<wbase>, which reads that writer's data into\n"
+    "                      the reader's types with Avro's resolution rules (as\n"
+    "                      avk_plan_new_resolving does); --list adds a line per writer:\n"
+    "                      resolve, WRITER, READER, HEADER, SOURCE, C type, function.\n"
+    "                      A pair the library cannot resolve: exit 1, its message\n"
     "  -h, --help          show this help and exit\n"
     "\n"
     "Exit status: 0 success, 1 a bad schema or an output that cannot be written,\n"
     "2 a usage error.\n"
     "\n"
     "Example:\n"
-    "  " PREFIX " --prefix my user.avsc -o gen/\n";
+    "  " PREFIX " --prefix my user.avsc -o gen/\n"
+    "  " PREFIX " --reader user_v2.avsc user_v1.avsc -o gen/\n";
 
 static int is_identifier(const char *s)
 {
@@ -76,10 +84,6 @@ int avkcli_cmd_gen(int argc, char **argv)
         free(pos);
         return AVKCLI_OK;
     }
-    if (rc == AVKCLI_OK && reader) {
-        fprintf(stderr, PREFIX ": --reader: not in this build yet\n");
-        rc = AVKCLI_USAGE;
-    }
     if (rc == AVKCLI_OK && npos == 0)
         rc = avkcli_usage_error(PREFIX, "missing SCHEMA.avsc");
     if (rc == AVKCLI_OK && !dir)
@@ -94,7 +98,10 @@ int avkcli_cmd_gen(int argc, char **argv)
     go.prefix = prefix;
     go.namespace_prefix = nsprefix;
     go.copy_strings = copy;
-    rc = gen_run(&go, pos, npos, dir, list, stdout, stderr);
+    if (reader)
+        rc = gen_run_resolving(&go, reader, pos, npos, dir, list, stdout, stderr);
+    else
+        rc = gen_run(&go, pos, npos, dir, list, stdout, stderr);
     fflush(stdout);
     free(pos);
     return rc;
