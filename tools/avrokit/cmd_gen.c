@@ -19,6 +19,8 @@ static const char *const help =
     "(_file_reader_open/_next/_free, _file_write). Generated decoders give the same\n"
     "statuses, offsets, paths and messages as the library's generic decoder; the\n"
     "code compiles as C11 and C++17 and includes only avrokit's public headers.\n"
+    "One difference: generated decoders recurse on the C stack, so values nested\n"
+    "deeper than AVK_GEN_MAX_DEPTH (10000) levels are refused with AVK_ERR_LIMIT.\n"
     "A named type used by several schema files is generated once, in the files of\n"
     "the first one; the others include its header.\n"
     "\n"

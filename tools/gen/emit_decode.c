@@ -5,7 +5,7 @@
 
 /* Statements that decode one value of t into the lvalue lv (a value at
  * nesting level lvl, a C expression) and leave the status in st. */
-static void value_dec(gen_ctx *g, const avk_type *t, const char *lv, const char *lvl,
+void gen_decode_value(gen_ctx *g, const avk_type *t, const char *lv, const char *lvl,
                       const char *ind)
 {
     gen_buf *c = &g->c;
@@ -99,7 +99,7 @@ static void dec_record(gen_ctx *g, const avk_type *t)
         const avk_field *f = avk_type_field(t, i);
         const avk_type *ft = avk_field_type(f);
         const char *lv = gen_fmt(g, "out->%s", gen_field_member(g, t, i));
-        const char *fail = gen_fmt(g, "avk_check_path_front(&c->at, AVK_PATH_FIELD, %zu, %s, st)", i,
+        const char *fail = gen_fmt(g, "avkgen_front(&c->at, AVK_PATH_FIELD, %zu, %s, st)", i,
                                    gen_cstring(g, avk_field_name(f)));
         const char *fast;
         const avk_type *o;
@@ -122,7 +122,7 @@ static void dec_record(gen_ctx *g, const avk_type *t)
                           "        if (AVKGEN_UNLIKELY(!ok_)) {\n            r->pos = p;\n",
                        (int)(2 * ni), lv, lv, (int)(2 * (1 - ni)),
                        fast_expr(g, o, "q_", gen_fmt(g, "%s.value", lv)), lv);
-            value_dec(g, ft, lv, "level + 1", "            ");
+            gen_decode_value(g, ft, lv, "level + 1", "            ");
             gen_printf(c, "            if (AVKGEN_UNLIKELY(st != AVK_OK))\n                return %s;\n"
                           "            p = r->pos;\n            e = r->end;\n        }\n    }\n",
                        fail);
@@ -130,13 +130,13 @@ static void dec_record(gen_ctx *g, const avk_type *t)
         }
         if (fast) {
             gen_printf(c, "    if (AVKGEN_UNLIKELY(!%s)) {\n        r->pos = p;\n", fast);
-            value_dec(g, ft, lv, "level + 1", "        ");
+            gen_decode_value(g, ft, lv, "level + 1", "        ");
             gen_printf(c, "        if (AVKGEN_UNLIKELY(st != AVK_OK))\n            return %s;\n"
                           "        p = r->pos;\n        e = r->end;\n    }\n",
                        fail);
         } else {
             gen_puts(c, "    r->pos = p;\n");
-            value_dec(g, ft, lv, "level + 1", "    ");
+            gen_decode_value(g, ft, lv, "level + 1", "    ");
             gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n        return %s;\n"
                           "    p = r->pos;\n    e = r->end;\n",
                        fail);
@@ -220,7 +220,7 @@ static void dec_collection(gen_ctx *g, const avk_type *t, int is_map)
                       "                if (j < take) {\n"
                       "                    st = %s(c, items + total + j, (size_t)take - j, &bad);\n"
                       "                    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                      "                        return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + j + bad, "
+                      "                        return avkgen_front(&c->at, AVK_PATH_ITEM, total + j + bad, "
                       "NULL, st);\n                }\n            }\n",
                    fx, bulk_reader(it));
     } else if (!is_map && ct && raw_size(it)) {
@@ -228,7 +228,7 @@ static void dec_collection(gen_ctx *g, const avk_type *t, int is_map)
                     "                st = avkgen_read_raw_items(c, items + total, (size_t)take, sizeof *items, "
                     "&bad);\n"
                     "                if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                    "                    return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + bad, "
+                    "                    return avkgen_front(&c->at, AVK_PATH_ITEM, total + bad, "
                     "NULL, st);\n            }\n");
     } else if (is_map || ct) {
         gen_puts(c, "            {\n                uint64_t i;\n"
@@ -236,12 +236,12 @@ static void dec_collection(gen_ctx *g, const avk_type *t, int is_map)
         if (is_map)
             gen_puts(c, "                    st = avkgen_read_bytes(c, &keys[i], \"string\");\n"
                         "                    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                        "                        return avk_check_path_front(&c->at, AVK_PATH_KEY, i, NULL, "
+                        "                        return avkgen_front(&c->at, AVK_PATH_KEY, i, NULL, "
                         "st);\n");
         if (ct) {
-            value_dec(g, it, "items[i]", "level + 1", "                    ");
+            gen_decode_value(g, it, "items[i]", "level + 1", "                    ");
             gen_printf(c, "                    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                          "                        return avk_check_path_front(&c->at, %s, i, NULL, st);\n",
+                          "                        return avkgen_front(&c->at, %s, i, NULL, st);\n",
                        is_map ? "AVK_PATH_VALUE" : "AVK_PATH_ITEM");
         }
         gen_puts(c, "                }\n            }\n");
@@ -269,7 +269,7 @@ static void branch_dec(gen_ctx *g, const avk_type *b, const char *lv)
         gen_printf(c, "            st = %s(c, p_, level + 1);\n        }\n", gen_helper(g, "dec", b));
         return;
     }
-    value_dec(g, b, lv, "level + 1", "        ");
+    gen_decode_value(g, b, lv, "level + 1", "        ");
 }
 
 static void dec_union(gen_ctx *g, const avk_type *t)
@@ -277,13 +277,18 @@ static void dec_union(gen_ctx *g, const avk_type *t)
     gen_buf *c = &g->c;
     size_t n = avk_type_branch_count(t), i, ni;
     const avk_type *o;
-    gen_puts(c, "    int64_t idx;\n    uint64_t off;\n    avk_status st;\n");
+    gen_puts(c, "    int64_t idx;\n    uint64_t off;\n    avk_status st;\n    size_t before;\n");
+    gen_puts(c, "    static const unsigned char merge[] = {");
+    for (i = 0; i < n; i++)
+        gen_printf(c, "%s%d", i ? ", " : "", gen_walked_as_frame(avk_type_branch(t, i)));
+    gen_puts(c, "};\n");
     depth_check(g);
     gen_printf(c, "    off = avk_reader_offset(c->r);\n"
                   "    st = avk_reader_read_long(c->r, &idx, c->err);\n"
                   "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n        return st;\n"
                   "    if (AVKGEN_UNLIKELY(idx < 0 || idx >= %zu))\n"
-                  "        return avkgen_index_error(c->err, off, 1, (long long)idx, %zuu);\n",
+                  "        return avkgen_index_error(c->err, off, 1, (long long)idx, %zuu);\n"
+                  "    before = c->at.count;\n",
                n, n);
     if (gen_is_nullable(t, &o, &ni)) {
         if (avk_type_kind(o) == AVK_RECORD) {
@@ -294,7 +299,7 @@ static void dec_union(gen_ctx *g, const avk_type *t)
             gen_printf(c, "    if (idx == %zu) {\n        memset(out, 0, sizeof *out);\n"
                           "        return AVK_OK;\n    }\n    out->present = true;\n",
                        ni);
-            value_dec(g, o, "out->value", "level + 1", "    ");
+            gen_decode_value(g, o, "out->value", "level + 1", "    ");
         }
     } else {
         gen_printf(c, "    out->kind = (%s_kind)idx;\n    switch (idx) {\n", gen_tname(g, t));
@@ -310,7 +315,7 @@ static void dec_union(gen_ctx *g, const avk_type *t)
     }
     gen_puts(c, "    return AVKGEN_LIKELY(st == AVK_OK)\n"
                 "               ? st\n"
-                "               : avk_check_path_front(&c->at, AVK_PATH_BRANCH, (uint64_t)idx, NULL, st);\n");
+                "               : avkgen_front_branch(&c->at, (uint64_t)idx, merge[idx], before, st);\n");
 }
 
 void gen_emit_decode(gen_ctx *g, const avk_type *t)
@@ -367,9 +372,9 @@ void gen_emit_decode_public(gen_ctx *g, const avk_type *t, const char *fn)
     if (avk_type_kind(t) == AVK_NULL)
         gen_puts(c, "    out->unused_ = 0;\n    st = AVK_OK;\n");
     else
-        value_dec(g, t, "(*out)", "1", "    ");
+        gen_decode_value(g, t, "(*out)", "1", "    ");
     gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                  "        avk_check_path_report(err, %s, &c->at);\n    return st;\n}\n\n",
+                  "        avkgen_report(err, %s, &c->at);\n    return st;\n}\n\n",
                gen_cstring(g, gen_label(t)));
     gen_printf(c, "avk_status %s_decode(avk_reader *r, avk_arena *arena, %s *out, avk_error *err)\n{\n"
                   "    return %s_decode_limits(r, arena, NULL, out, err);\n}\n\n",

@@ -75,7 +75,7 @@ void gen_emit_skip(gen_ctx *g, const avk_type *t)
                 continue;
             value_skip(g, avk_field_type(f), "level + 1", "    ");
             gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                          "        return avk_check_path_front(&c->at, AVK_PATH_FIELD, %zu, %s, st);\n",
+                          "        return avkgen_front(&c->at, AVK_PATH_FIELD, %zu, %s, st);\n",
                        i, gen_cstring(g, avk_field_name(f)));
         }
         gen_puts(c, "    return AVK_OK;\n");
@@ -102,24 +102,29 @@ void gen_emit_skip(gen_ctx *g, const avk_type *t)
         if (is_map)
             gen_puts(c, "            st = avkgen_skip_len(c, \"string\");\n"
                         "            if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                        "                return avk_check_path_front(&c->at, AVK_PATH_KEY, done + i, NULL, "
+                        "                return avkgen_front(&c->at, AVK_PATH_KEY, done + i, NULL, "
                         "st);\n");
         value_skip(g, it, "level + 1", "            ");
         gen_printf(c, "            if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                      "                return avk_check_path_front(&c->at, %s, done + i, NULL, st);\n"
+                      "                return avkgen_front(&c->at, %s, done + i, NULL, st);\n"
                       "        }\n        done += count;\n    }\n",
                    is_map ? "AVK_PATH_VALUE" : "AVK_PATH_ITEM");
         break;
     }
     case AVK_UNION:
         n = avk_type_branch_count(t);
-        gen_puts(c, "    int64_t idx;\n    uint64_t off;\n    avk_status st;\n");
+        gen_puts(c, "    int64_t idx;\n    uint64_t off;\n    avk_status st;\n    size_t before;\n");
+        gen_puts(c, "    static const unsigned char merge[] = {");
+        for (i = 0; i < n; i++)
+            gen_printf(c, "%s%d", i ? ", " : "", gen_walked_as_frame(avk_type_branch(t, i)));
+        gen_puts(c, "};\n");
         depth_check(g);
         gen_printf(c, "    off = avk_reader_offset(c->r);\n"
                       "    st = avk_reader_read_long(c->r, &idx, c->err);\n"
                       "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n        return st;\n"
                       "    if (AVKGEN_UNLIKELY(idx < 0 || idx >= %zu))\n"
                       "        return avkgen_index_error(c->err, off, 1, (long long)idx, %zuu);\n"
+                      "    before = c->at.count;\n"
                       "    switch (idx) {\n",
                    n, n);
         for (i = 0; i < n; i++) {
@@ -133,8 +138,7 @@ void gen_emit_skip(gen_ctx *g, const avk_type *t)
         gen_puts(c, "    default:\n        st = AVK_OK;\n        break;\n    }\n"
                     "    return AVKGEN_LIKELY(st == AVK_OK)\n"
                     "               ? st\n"
-                    "               : avk_check_path_front(&c->at, AVK_PATH_BRANCH, (uint64_t)idx, NULL, "
-                    "st);\n");
+                    "               : avkgen_front_branch(&c->at, (uint64_t)idx, merge[idx], before, st);\n");
         break;
     default:
         break;
@@ -155,6 +159,6 @@ void gen_emit_skip_public(gen_ctx *g, const avk_type *t, const char *fn)
                fn, fn);
     value_skip(g, t, "1", "    ");
     gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
-                  "        avk_check_path_report(err, %s, &c->at);\n    return st;\n}\n\n",
+                  "        avkgen_report(err, %s, &c->at);\n    return st;\n}\n\n",
                gen_cstring(g, gen_label(t)));
 }

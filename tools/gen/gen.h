@@ -85,6 +85,10 @@ const char *gen_union_member(gen_ctx *g, const avk_type *u, size_t i);
 const char *gen_label(const avk_type *t);
 /* Fewest encoded bytes of a value of t (saturating), as the plan compiler computes it. */
 unsigned long long gen_min_size(const avk_type *t);
+/* 1 when the library's decoder and skipper walk values of t with a frame of
+ * their own (a record, array or map nested over 4 levels deep, or
+ * recursive): a union branch holding one shares its path segment. */
+int gen_walked_as_frame(const avk_type *t);
 /* A C string literal of s (with quotes). */
 const char *gen_cstring(gen_ctx *g, const char *s);
 /* A string kept in the pool, formatted. */
@@ -121,13 +125,22 @@ void gen_emit_skip(gen_ctx *g, const avk_type *t);
 void gen_emit_encode(gen_ctx *g, const avk_type *t);
 void gen_emit_to_value(gen_ctx *g, const avk_type *t);
 void gen_emit_from_value(gen_ctx *g, const avk_type *t);
+/* Statements (indented by ind) decoding one value of t into the lvalue lv,
+ * a value at nesting level lvl (a C expression), inside a generated function
+ * that has `avkgen_dctx *c` and `avk_status st` in scope: leaves inline,
+ * compound types through their static helper gen_helper(g, "dec", t). The
+ * status is left in st (the caller adds its path segment on failure). */
+void gen_decode_value(gen_ctx *g, const avk_type *t, const char *lv, const char *lvl,
+                      const char *ind);
 /* Public wrappers for one type with function prefix fn. */
 void gen_emit_public(gen_ctx *g, const avk_type *t, const char *fn, int is_root);
 void gen_emit_public_protos(gen_ctx *g, const avk_type *t, const char *fn);
 /* The source file: everything above in order. */
 void gen_emit_source(gen_ctx *g, const gen_unit *u);
 
-/* Names of the static helpers of t in generated sources ("avkgen_dec_User"). */
+/* Names of the static helpers of t in generated sources ("avkgen_dec_User"):
+ * by gen_htok, tok(T) with ["T","null"] told apart from ["null","T"]. */
+const char *gen_htok(gen_ctx *g, const avk_type *t);
 const char *gen_helper(gen_ctx *g, const char *family, const avk_type *t);
 
 #endif

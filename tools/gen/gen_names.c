@@ -387,7 +387,78 @@ const char *gen_cstring(gen_ctx *g, const char *s)
     return keep(g, out);
 }
 
+/* tok(T), except that a nullable union with null second is told apart from
+ * one with null first: both share a C type, but not their code. */
+const char *gen_htok(gen_ctx *g, const avk_type *t)
+{
+    const avk_type *o;
+    size_t ni;
+    switch (avk_type_kind(t)) {
+    case AVK_ARRAY:
+        return gen_fmt(g, "array_%s", gen_htok(g, avk_type_items(t)));
+    case AVK_MAP:
+        return gen_fmt(g, "map_%s", gen_htok(g, avk_type_values(t)));
+    case AVK_UNION: {
+        size_t i, n = avk_type_branch_count(t);
+        const char *s = "union";
+        if (gen_is_nullable(t, &o, &ni))
+            return gen_fmt(g, "nullable%s_%s", ni ? "1" : "", gen_htok(g, o));
+        for (i = 0; i < n; i++)
+            s = gen_fmt(g, "%s_%s", s, gen_htok(g, avk_type_branch(t, i)));
+        return s;
+    }
+    default:
+        return gen_tok(g, t);
+    }
+}
+
 const char *gen_helper(gen_ctx *g, const char *family, const avk_type *t)
 {
-    return gen_fmt(g, "avkgen_%s_%s", family, gen_tok(g, t));
+    return gen_fmt(g, "avkgen_%s_%s", family, gen_htok(g, t));
+}
+
+/* Height as the plan compiler computes it (avki_plan_mark_flat): leaves 0,
+ * a record, union, array or map one more than its highest child; above 4
+ * (or recursive) the library walks it with frames, not in place. */
+#define FLAT_MAX 4
+
+static unsigned height(const avk_type *t, unsigned depth)
+{
+    unsigned h = 0, k;
+    size_t i, n;
+    if (depth > FLAT_MAX + 1)
+        return FLAT_MAX + 1;
+    switch (avk_type_kind(t)) {
+    case AVK_RECORD:
+        n = avk_type_field_count(t);
+        for (i = 0; i < n; i++) {
+            k = height(avk_field_type(avk_type_field(t, i)), depth + 1);
+            h = k > h ? k : h;
+        }
+        break;
+    case AVK_UNION:
+        n = avk_type_branch_count(t);
+        for (i = 0; i < n; i++) {
+            k = height(avk_type_branch(t, i), depth + 1);
+            h = k > h ? k : h;
+        }
+        break;
+    case AVK_ARRAY:
+        h = height(avk_type_items(t), depth + 1);
+        break;
+    case AVK_MAP:
+        h = height(avk_type_values(t), depth + 1);
+        break;
+    default:
+        return 0;
+    }
+    return h + 1 <= FLAT_MAX ? h + 1 : FLAT_MAX + 1;
+}
+
+int gen_walked_as_frame(const avk_type *t)
+{
+    avk_kind k = avk_type_kind(t);
+    if (k != AVK_RECORD && k != AVK_ARRAY && k != AVK_MAP)
+        return 0;
+    return height(t, 0) > FLAT_MAX;
 }

@@ -64,14 +64,15 @@ static int walk(gen_ctx *g, tlist *l, const avk_type *t, char *msg, size_t cap)
     size_t i, n;
     if (!is_compound(t))
         return 0;
-    name = gen_tname(g, t);
+    /* One helper per distinct code: gen_htok (the header dedups by C name). */
+    name = gen_htok(g, t);
     at = tlist_find(l, name);
     if (at >= 0) {
         const avk_type *o = l->v[at];
         if (avk_type_is_named(t) && o != t &&
             strcmp(avk_type_fullname(o), avk_type_fullname(t)) != 0) {
             snprintf(msg, cap, "types %s and %s both get the C name %s (try --namespace-prefix)",
-                     avk_type_fullname(o), avk_type_fullname(t), name);
+                     avk_type_fullname(o), avk_type_fullname(t), gen_tname(g, t));
             return -1;
         }
         return 0;
