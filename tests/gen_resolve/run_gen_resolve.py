@@ -28,9 +28,16 @@ def c_string(s):
     return "".join(out)
 
 
-def collect(interop):
-    """(name, writer schema, reader schema, hex or None) for every pair."""
+def collect(interop, own):
+    """(name, writer schema, reader schema, hex or None) for every pair: this
+    folder's pairs/ (what the apache data lacks: recursion, aliases, every
+    union form, typed arrays with promotions, defaults of every kind), then
+    the apache ones."""
     pairs = []
+    for path in sorted(glob.glob(os.path.join(own, "*.json"))):
+        with open(path) as f:
+            d = json.load(f)
+        pairs.append(("pairs/" + os.path.basename(path), d["writer"], d["reader"], None))
     for path in sorted(glob.glob(os.path.join(interop, "apache/resolution-pairs/*.json"))):
         with open(path) as f:
             d = json.load(f)
@@ -62,7 +69,8 @@ def main():
     base_cmd = [a.cc] + a.cflags.split() + ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
                                             "-D_DEFAULT_SOURCE", "-I", a.include]
     pairs = []
-    for n, (name, writer, reader, hexdata) in enumerate(collect(a.interop)):
+    for n, (name, writer, reader, hexdata) in enumerate(collect(
+            a.interop, os.path.join(a.src, "tests", "gen_resolve", "pairs"))):
         tag = "p%d" % n
         d = os.path.join(gen_dir, tag)
         os.makedirs(d)

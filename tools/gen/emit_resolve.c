@@ -293,6 +293,80 @@ static void emit_record(gen_r *g, uint32_t idx)
     gen_printf(f, "    return st;\n}\n");
 }
 
+/* Typed arrays (avk_value.h: items stored as a C array) are read a chunk
+ * at a time by the library (decode_typed.c read_typed), and a stream that
+ * ends inside a chunk reports the chunk's read, not one item's. The chunks
+ * whose reports differ from item by item are copied here: raw bytes
+ * (floats, doubles, fixed: "input ends inside an item of N bytes"),
+ * booleans (the chunk, then the first byte above 1) and floats widened to
+ * doubles (the chunk's own report). Varint chunks report as single reads. */
+typedef enum bulk_t { BULK_NONE, BULK_RAW, BULK_BOOLEAN, BULK_FLOAT_DOUBLE } bulk_t;
+
+static bulk_t bulk_kind(gen_r *g, const avki_node *n, const avki_step *item)
+{
+    int promoted = item->op > AVKI_OP_LAST_PLAIN || g->p->nodes[item->node].store;
+    if (n->store == AVKI_STORE_BOXED || n->store == AVKI_STORE_NULL)
+        return BULK_NONE;
+    if (promoted)
+        return item->op == AVKI_OP_FLOAT_DOUBLE ? BULK_FLOAT_DOUBLE : BULK_NONE;
+    switch ((avki_store)n->store) {
+    case AVKI_STORE_BOOLEAN: return BULK_BOOLEAN;
+    case AVKI_STORE_FLOAT:
+    case AVKI_STORE_DOUBLE:
+    case AVKI_STORE_FIXED: return BULK_RAW;
+    default: return BULK_NONE;
+    }
+}
+
+/* The chunk of take items at items[total] (the wire layout is the C one:
+ * little-endian IEEE floats, fixed bytes, one byte per boolean). */
+static void emit_bulk(gen_buf *f, bulk_t bulk, const avki_step *item, const char *it)
+{
+    (void)item;
+    gen_printf(f, "            {\n                uint64_t o0 = avk_reader_offset(c->r);\n"
+                  "                uint8_t *raw = (uint8_t *)(void *)(items + total);\n");
+    switch (bulk) {
+    case BULK_RAW:
+        gen_printf(f, "                st = avk_reader_read_raw(c->r, raw, (size_t)take * sizeof(%s), c->err);\n"
+                      "                if (st != AVK_OK) {\n"
+                      "                    uint64_t bad = (avk_reader_offset(c->r) - o0) / sizeof(%s);\n"
+                      "                    if (st == AVK_ERR_TRUNCATED)\n"
+                      "                        st = avk_error_set(c->err, st, o0 + bad * sizeof(%s),\n"
+                      "                                           \"input ends inside an item of %%zu bytes\", sizeof(%s));\n"
+                      "                    return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + bad, NULL, st);\n"
+                      "                }\n",
+                   it, it, it, it);
+        break;
+    case BULK_BOOLEAN:
+        gen_printf(f, "                uint64_t have = take;\n"
+                      "                for (i = 0; i < take; i++)\n                    raw[i] = 0;\n"
+                      "                st = avk_reader_read_raw(c->r, raw, (size_t)take, c->err);\n"
+                      "                if (st != AVK_OK)\n"
+                      "                    have = c->r->source && st == AVK_ERR_TRUNCATED ? avk_reader_offset(c->r) - o0 : 0;\n"
+                      "                for (i = 0; i < have; i++)\n"
+                      "                    if (raw[i] > 1) {\n"
+                      "                        st = avk_error_set(c->err, AVK_ERR_MALFORMED, o0 + i,\n"
+                      "                                           \"boolean byte is 0x%%02x, expected 0 or 1\", raw[i]);\n"
+                      "                        return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + i, NULL, st);\n"
+                      "                    }\n"
+                      "                if (st != AVK_OK)\n"
+                      "                    return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + have, NULL, st);\n");
+        break;
+    default: /* BULK_FLOAT_DOUBLE: 4-byte floats read into the doubles' room, widened from the end */
+        gen_printf(f, "                st = avk_reader_read_raw(c->r, raw, (size_t)take * 4, c->err);\n"
+                      "                if (st != AVK_OK)\n"
+                      "                    return avk_check_path_front(&c->at, AVK_PATH_ITEM,\n"
+                      "                                                total + (avk_reader_offset(c->r) - o0) / 4, NULL, st);\n"
+                      "                for (i = take; i-- > 0;) {\n"
+                      "                    float x;\n"
+                      "                    memcpy(&x, raw + 4 * i, 4);\n"
+                      "                    items[total + i] = (double)x;\n"
+                      "                }\n");
+        break;
+    }
+    gen_printf(f, "            }\n");
+}
+
 /* Arrays and maps: the decoder's block loop (decode.c next_chunk, or
  * decode_typed.c, which check in the same order). */
 static void emit_collection(gen_r *g, uint32_t idx)
@@ -306,6 +380,7 @@ static void emit_collection(gen_r *g, uint32_t idx)
     int stores = item->type->kind != AVK_NULL;
     const char *it = gen_r_ctype(g, item->type);
     gen_buf *f = &g->body;
+    bulk_t bulk;
     fn_head(g, idx, n->type);
     gen_printf(f, "    avk_status st = AVK_OK;\n    uint64_t total = 0, cap = 0;\n");
     if (stores)
@@ -337,17 +412,22 @@ static void emit_collection(gen_r *g, uint32_t idx)
                     it);
         gen_printf(f, "                cap = c0;\n            }\n");
     }
-    gen_printf(f, "            for (i = 0; i < take; i++) {\n");
-    if (is_map)
-        gen_printf(f, "                st = rs_bytes(c, &keys[total + i], \"string\");\n"
-                   "                if (st != AVK_OK)\n"
-                   "                    return avk_check_path_front(&c->at, AVK_PATH_KEY, total + i, NULL, st);\n");
-    gen_r_read(g, f, item, stores ? "items[total + i]" : NULL, "                ");
-    gen_printf(f, "                if (st != AVK_OK)\n"
-               "                    return avk_check_path_front(&c->at, %s, total + i, NULL, st);\n"
-               "            }\n"
-               "            total += take;\n            left -= take;\n        }\n",
-            is_map ? "AVK_PATH_VALUE" : "AVK_PATH_ITEM");
+    bulk = is_map ? BULK_NONE : bulk_kind(g, n, item);
+    if (bulk != BULK_NONE) {
+        emit_bulk(f, bulk, item, it);
+    } else {
+        gen_printf(f, "            for (i = 0; i < take; i++) {\n");
+        if (is_map)
+            gen_printf(f, "                st = rs_bytes(c, &keys[total + i], \"string\");\n"
+                          "                if (st != AVK_OK)\n"
+                          "                    return avk_check_path_front(&c->at, AVK_PATH_KEY, total + i, NULL, st);\n");
+        gen_r_read(g, f, item, stores ? "items[total + i]" : NULL, "                ");
+        gen_printf(f, "                if (st != AVK_OK)\n"
+                      "                    return avk_check_path_front(&c->at, %s, total + i, NULL, st);\n"
+                      "            }\n",
+                   is_map ? "AVK_PATH_VALUE" : "AVK_PATH_ITEM");
+    }
+    gen_printf(f, "            total += take;\n            left -= take;\n        }\n");
     gen_printf(f, "        st = avk_check_block_end(c->r, off, end, c->err);\n"
                "        if (st != AVK_OK)\n            return st;\n    }\n");
     if (is_map)

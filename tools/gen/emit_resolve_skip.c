@@ -89,7 +89,7 @@ static void skip_collection(gen_r *g, const avki_node *n)
                    "                                 \"block of %%lld items of %%llu bytes but the input ends first\",\n"
                    "                                 (long long)count, (unsigned long long)%llu);\n"
                    "        if (st != AVK_OK)\n            return st;\n"
-                   "        total += count;\n        continue;\n    }\n",
+                   "        total += count;\n        (void)i;\n        continue;\n    }\n",
                 (unsigned long long)fixed, (unsigned long long)fixed, (unsigned long long)fixed);
         return;
     }
