@@ -1,4 +1,4 @@
-// Generated-code rows: decode and encode of the record data sets through code `avrokit gen` wrote at build time, beside the generic plan rows of the same data.
+// Generated-code rows: decode, encode and skip of the record data sets through code `avrokit gen` wrote at build time, beside the generic plan rows of the same data.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -24,6 +24,7 @@ namespace {
 // One generated type's functions, so the rows below are written once.
 template <class T> struct GenOps {
     avk_status (*decode)(avk_reader *, avk_arena *, T *, avk_error *);
+    avk_status (*skip)(avk_reader *, const avk_limits *, avk_error *);
     avk_status (*encode)(const T *, avk_writer *, avk_error *);
     avk_status (*to_value)(const T *, const avk_type *, avk_arena *, avk_value *, avk_error *);
     avk_status (*from_value)(const avk_value *, avk_arena *, T *, avk_error *);
@@ -31,7 +32,7 @@ template <class T> struct GenOps {
 };
 
 #define AVKBENCH_GEN_OPS(FN)                                                                   \
-    GenOps<FN> { FN##_decode, FN##_encode, FN##_to_value, FN##_from_value, FN##_schema_json }
+    GenOps<FN> { FN##_decode, FN##_skip, FN##_encode, FN##_to_value, FN##_from_value, FN##_schema_json }
 
 // A data set with its generated type: the encode inputs (structs made from
 // the data set's avk_values with FN_from_value) are made once, on first use.
@@ -169,6 +170,48 @@ template <class T> void gen_decode(benchmark::State &state, const GenCase<T> *c)
     finish_checked(state, d, problem);
 }
 
+// FN_skip over every record (the avrokit/Binary/Skip rows: avk_plan_skip);
+// the check pass compares each record's end offset with the generated one.
+template <class T> void gen_skip(benchmark::State &state, const GenCase<T> *c)
+{
+    BinData *d = gen_data(state, c);
+    if (!d)
+        return;
+    const uint8_t *data = d->encoded.data();
+    const size_t len = d->encoded.size(), n = d->records();
+    auto skip = c->ops.skip;
+    avk_error err;
+    size_t bad = SIZE_MAX;
+    for (auto _ : state) {
+        avk_reader r;
+        avk_reader_init_memory(&r, data, len);
+        for (size_t i = 0; i < n; i++) {
+            if (AVK_UNLIKELY(skip(&r, nullptr, &err) != AVK_OK)) {
+                bad = i;
+                break;
+            }
+        }
+        benchmark::DoNotOptimize(r.pos);
+        if (AVK_UNLIKELY(bad != SIZE_MAX))
+            break;
+    }
+    std::string problem;
+    if (bad != SIZE_MAX)
+        problem = avk_message("generated skip", bad, err);
+    avk_reader r;
+    avk_reader_init_memory(&r, data, len);
+    for (size_t i = 0; i < n && problem.empty(); i++) {
+        if (skip(&r, nullptr, &err) != AVK_OK)
+            problem = avk_message("generated skip", i, err);
+        else if (avk_reader_offset(&r) != d->offsets[i + 1])
+            problem = "record " + std::to_string(i) + " skipped to byte " +
+                      std::to_string(avk_reader_offset(&r)) + ", expected " +
+                      std::to_string(d->offsets[i + 1]);
+    }
+    set_alloc_counters(state, AllocCounts(), n); // skipping takes no allocator
+    finish_checked(state, d, problem);
+}
+
 // The encode inputs: each record's avk_value (bench_binary_data.cc built
 // them from the generated trees) turned into the generated struct.
 template <class T> std::string gen_values(const GenCase<T> *c, BinData *d)
@@ -260,11 +303,14 @@ void register_gen_benchmarks()
     add_decode(kRealistic);
     add_decode(kWide);
     add_decode(kGeneric);
-    // WideRecord keeps no trees, so it has no encode rows (as the generic ones).
+    // WideRecord keeps no trees, so it has no encode rows (as the generic ones);
+    // it is the data set of the generic skip row.
     add_encode(kLongs);
     add_encode(kStrings);
     add_encode(kRealistic);
     add_encode(kGeneric);
+    benchmark::RegisterBenchmark("gen/Binary/Skip/WideRecord", gen_skip<bg_WideRecord>, &kWide)
+        ->Unit(benchmark::kMicrosecond);
 }
 
 } // namespace avkbench
