@@ -192,7 +192,7 @@ void gen_emit_source(gen_ctx *g, const gen_unit *u)
                g->base);
     gen_printf(c, "#include \"%s.h\"\n\n", g->base);
     gen_emit_runtime(g);
-    gen_printf(c, "static const char avkgen_schema_json[] =\n%s;\n\n", gen_cstring(g, u->schema_json));
+    gen_printf(c, "static AVKGEN_UNUSED const char avkgen_schema_json[] =\n%s;\n\n", gen_cstring(g, u->schema_json));
     gen_puts(c, "/* ---- helpers, one per type ---- */\n\n");
     for (i = 0; i < u->nall; i++) {
         const avk_type *t = u->all[i];

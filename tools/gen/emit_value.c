@@ -287,10 +287,12 @@ void gen_emit_from_value(gen_ctx *g, const avk_type *t)
         const avk_type *it = avk_type_items(t);
         const char *ct = gen_ctype(g, it);
         gen_puts(c, "    size_t i, count = v->u.array.count;\n");
-        if (ct) {
+        if (ct && !(avk_type_kind(it) == AVK_FIXED && avk_type_fixed_size(it) == 0)) {
             gen_puts(c, "    if (AVKGEN_UNLIKELY(count && !v->u.array.items))\n"
                         "        return avk_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,\n"
                         "                             \"array of %zu items has no items\", count);\n");
+        }
+        if (ct) {
             alloc_items(g, "out->items", ct, "count");
             if (avk_type_kind(it) == AVK_BOOLEAN)
                 gen_puts(c, "    for (i = 0; i < count; i++)\n"

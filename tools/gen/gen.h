@@ -116,7 +116,21 @@ typedef struct gen_unit {
 int gen_emit_header(gen_ctx *g, const gen_unit *u, char *msg, size_t msgcap);
 /* Collects u->all (and checks by-value recursion). */
 int gen_collect(gen_ctx *g, gen_unit *u, char *msg, size_t msgcap);
-/* gen_runtime.c: static helpers every source file starts with. */
+/* gen_runtime.c: static helpers every source file starts with. What other
+ * emitters (the resolution emitter) may call in generated code:
+ *   avkgen_dctx *c: r, arena, lim (defaults filled), max_depth (capped at
+ *     AVK_GEN_MAX_DEPTH), empty, mem, views, err, at (an avkgen_path);
+ *   avkgen_dctx_init(c, r, arena, limits, err);
+ *   avkgen_front(&c->at, AVK_PATH_FIELD/ITEM/KEY/VALUE, index, name, st)
+ *     puts a segment in front and returns st (as avk_check_path_front);
+ *   avkgen_front_branch(&c->at, index, merge, before, st) for union branches
+ *     (merge: gen_walked_as_frame(branch type); before: c->at.count when the
+ *     branch began);
+ *   avkgen_report(err, label, &c->at) at the top (as avk_check_path_report);
+ *   avkgen_depth_error, avkgen_alloc, avkgen_reserve, avkgen_take,
+ *   avkgen_read_bytes, avkgen_read_fixed, avkgen_read_boolean,
+ *   avkgen_index_error, avkgen_read_longs/_ints/_booleans/_raw_items;
+ *   avkgen_sctx (skipping) and avkgen_ectx (encoding, path in avk_check_path). */
 void gen_emit_runtime(gen_ctx *g);
 /* emit_decode.c, emit_skip.c, emit_encode.c, emit_value.c: static helpers
  * for type t, then (emit_file.c) the public functions. */
