@@ -246,7 +246,9 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
     avk_plan *plan = NULL, *wplan = NULL, *tplan = NULL, *splan = NULL;
     avk_plan_options po;
     avk_limits tight = tight_limits();
-    side sides[3];
+    side sides[4];
+    avk_limits shallow;
+    avk_plan *dplan = NULL;
     avk_error err;
     avk_status st;
     int i, k;
@@ -274,6 +276,7 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
     memset(&po, 0, sizeof po);
     po.struct_size = sizeof po;
     po.limits = tight;
+    sides[3].plan = NULL;
     if (avk_plan_new_resolving(avk_schema_root(ws), avk_schema_root(rs), &po, &tplan, &err) !=
         AVK_OK) {
         fail(p, "resolving plan with tight limits", err.message, "");
@@ -291,6 +294,19 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
     sides[2].limits = NULL;
     sides[2].stream = 1;
     sides[2].label = "stream reader";
+    /* Depth 2: the root's children are the deepest values that may nest. */
+    memset(&shallow, 0, sizeof shallow);
+    shallow.max_depth = 2;
+    po.limits = shallow;
+    if (avk_plan_new_resolving(avk_schema_root(ws), avk_schema_root(rs), &po, &dplan, &err) !=
+        AVK_OK) {
+        fail(p, "resolving plan with max_depth 2", err.message, "");
+        goto done;
+    }
+    sides[3].plan = dplan;
+    sides[3].limits = &shallow;
+    sides[3].stream = 0;
+    sides[3].label = "max_depth 2";
     /* Odd values are written with block byte sizes, which skippers jump. */
     memset(&po, 0, sizeof po);
     po.struct_size = sizeof po;
@@ -304,7 +320,7 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
         size_t n = strlen(p->hex) / 2;
         uint8_t *b = (uint8_t *)malloc(n + 1);
         n = unhex(p->hex, b);
-        for (k = 0; k < 3; k++)
+        for (k = 0; k < 4; k++)
             check_bytes(p, &sides[k], avk_schema_root(rs), b, n, a1, a2, 99 + k);
         free(b);
     }
@@ -334,7 +350,7 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
         /* A copy of exactly len bytes, so reading past the end is caught by tools. */
         copy = (uint8_t *)malloc(len ? len : 1);
         memcpy(copy, data, len);
-        for (k = 0; k < 3; k++)
+        for (k = 0; k < 4; k++)
             check_bytes(p, &sides[k], avk_schema_root(rs), copy, len, a1, a2, (uint64_t)i * 31 + k);
         free(copy);
         avk_writer_destroy(&w);
@@ -343,6 +359,7 @@ static void check_pair(const pair *p, avk_arena *a1, avk_arena *a2)
 done:
     avk_plan_free(plan);
     avk_plan_free(tplan);
+    avk_plan_free(dplan);
     avk_plan_free(wplan);
     avk_plan_free(splan);
     avk_schema_free(ws);

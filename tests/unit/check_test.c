@@ -336,6 +336,17 @@ static void test_path_report(void **state)
     assert_int_equal(strncmp(err.message, "array...(5 levels)...[31][30][29]", 33), 0);
     assert_non_null(strstr(err.path, ".items[1].items[0]"));
     assert_non_null(strstr(err.message, "[1][0]: deep"));
+
+    /* resolving decoders: a skipped writer field, a writer branch read as a
+     * non-union (as avk_plan_decode of a resolving plan renders them) */
+    avk_check_path_init(&at);
+    avk_error_set(&err, AVK_ERR_TRUNCATED, 4, "short");
+    avk_check_path_front(&at, AVK_PATH_WRITER_FIELD, 2, "old", AVK_ERR_TRUNCATED);
+    avk_check_path_front(&at, AVK_PATH_WRITER_BRANCH, 1, NULL, AVK_ERR_TRUNCATED);
+    avk_check_path_front(&at, AVK_PATH_FIELD, 0, "inner", AVK_ERR_TRUNCATED);
+    avk_check_path_report(&err, "Outer", &at);
+    assert_string_equal(err.path, "Outer.fields[0].writer_branch[1].writer_field[2]");
+    assert_string_equal(err.message, "Outer.inner.writer_branch[1].old: short");
 }
 
 /* However deep the path and long the reason, the path is shortened in its

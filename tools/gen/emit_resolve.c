@@ -11,16 +11,20 @@
  *
  * Mapping (src/binary/decode.c is the model of every function):
  *   leaf ops        inline code per step (gen_r_read)
- *   RECORD          rs_<n>: the writer's fields in the writer's order, each
+ *   RECORD          avkgen_rs_<n>: the writer's fields in the writer's order, each
  *                   into its reader member (rx.slots) or skipped (SKIP
- *                   steps: sk_<writer node>), then the reader's defaults
- *   ARRAY, MAP      rs_<n>: blocks checked with avrokit/check.h, items
- *   UNION           rs_<n>: the writer's index, its step, the reader branch
- *   UNWRAP          rs_<n>: the writer's index, its step, no union around
- *   WRAP            rs_<n>: the reader branch the node names, one step
+ *                   steps: avkgen_sk_<writer node>), then the reader's defaults
+ *   ARRAY, MAP      avkgen_rs_<n>: blocks checked with avrokit/check.h, items
+ *   UNION           avkgen_rs_<n>: the writer's index, its step, the reader branch
+ *   UNWRAP          avkgen_rs_<n>: the writer's index, its step, no union around
+ *   WRAP            avkgen_rs_<n>: the reader branch the node names, one step
  * Every function takes the level of its value (unions count, as in the
- * library) and fails as the decoder does past max_depth; a failing child
- * puts its place in front of the check path on the way out.
+ * library) and fails as the decoder does past max_depth, and the level of
+ * the innermost record, array or map around it (the library's frame, which
+ * places the items of typed arrays); a failing child puts its place in
+ * front of the check path on the way out. Generated statics start with
+ * avkgen_ (the reader's own files use the same reserved prefix), so a
+ * schema's type names cannot collide with them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +62,8 @@ const char *gen_r_ctype(gen_r *g, const avk_type *t)
 
 static void want_rs(gen_r *g, uint32_t n)
 {
-    if (!g->rs_want[n])
-        g->rs_want[n] = 1;
+    if (!g->avkgen_rs_want[n])
+        g->avkgen_rs_want[n] = 1;
 }
 
 /* The function's parameter type for values of t: "T *", or "void *". */
@@ -76,7 +80,7 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
     const char *ct = gen_r_ctype(g, s->type);
     switch ((avki_op)s->op) {
     case AVKI_OP_NULL: gen_printf(f, "%sst = AVK_OK;\n", ind); return;
-    case AVKI_OP_BOOLEAN: gen_printf(f, "%sst = rs_boolean(c, &%s);\n", ind, dst); return;
+    case AVKI_OP_BOOLEAN: gen_printf(f, "%sst = avkgen_rs_boolean(c, &%s);\n", ind, dst); return;
     case AVKI_OP_INT: gen_printf(f, "%sst = avk_reader_read_int(c->r, &%s, c->err);\n", ind, dst); return;
     case AVKI_OP_LONG:
         gen_printf(f, "%sst = avk_reader_read_long(c->r, &%s, c->err);\n", ind, dst);
@@ -87,10 +91,10 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
     case AVKI_OP_DOUBLE:
         gen_printf(f, "%sst = avk_reader_read_double(c->r, &%s, c->err);\n", ind, dst);
         return;
-    case AVKI_OP_STRING: gen_printf(f, "%sst = rs_bytes(c, &%s, \"string\");\n", ind, dst); return;
-    case AVKI_OP_BYTES: gen_printf(f, "%sst = rs_bytes(c, &%s, \"bytes\");\n", ind, dst); return;
+    case AVKI_OP_STRING: gen_printf(f, "%sst = avkgen_rs_bytes(c, &%s, \"string\");\n", ind, dst); return;
+    case AVKI_OP_BYTES: gen_printf(f, "%sst = avkgen_rs_bytes(c, &%s, \"bytes\");\n", ind, dst); return;
     case AVKI_OP_FIXED:
-        gen_printf(f, "%sst = rs_fixed(c, %s.bytes, %u);\n", ind, dst, (unsigned)n->count);
+        gen_printf(f, "%sst = avkgen_rs_fixed(c, %s.bytes, %u);\n", ind, dst, (unsigned)n->count);
         return;
     case AVKI_OP_INT_LONG:
     case AVKI_OP_INT_FLOAT:
@@ -116,7 +120,7 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
     case AVKI_OP_ENUM: {
         const avki_rx *x = n->store ? g->p->rx + n->extra : NULL;
         if (!x) {
-            gen_printf(f, "%s{\n%s    int32_t x_ = 0;\n%s    st = rs_enum(c, %u, &x_);\n", ind, ind, ind,
+            gen_printf(f, "%s{\n%s    int32_t x_ = 0;\n%s    st = avkgen_rs_enum(c, %u, &x_);\n", ind, ind, ind,
                     (unsigned)n->count);
             gen_printf(f, "%s    %s = (%s)x_;\n%s}\n", ind, dst, ct, ind);
             return;
@@ -126,7 +130,7 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
             unsigned id = g->serial++;
             uint32_t i;
             int fails = 0;
-            gen_printf(&g->data, "static const int32_t rs_map%u[] = {", id);
+            gen_printf(&g->data, "static const int32_t avkgen_rs_map%u[] = {", id);
             for (i = 0; i < n->count; i++) {
                 gen_printf(&g->data, "%s%d", i ? ", " : "", (int)x->map[i]);
                 fails |= x->map[i] < 0;
@@ -134,12 +138,12 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
             gen_printf(&g->data, "};\n");
             gen_printf(f, "%s{\n%s    int32_t x_ = 0;\n", ind, ind);
             if (!fails) {
-                gen_printf(f, "%s    st = rs_enum(c, %u, &x_);\n", ind, (unsigned)n->count);
-                gen_printf(f, "%s    if (st == AVK_OK)\n%s        %s = (%s)rs_map%u[x_];\n%s}\n", ind,
+                gen_printf(f, "%s    st = avkgen_rs_enum(c, %u, &x_);\n", ind, (unsigned)n->count);
+                gen_printf(f, "%s    if (st == AVK_OK)\n%s        %s = (%s)avkgen_rs_map%u[x_];\n%s}\n", ind,
                            ind, dst, ct, id, ind);
                 return;
             }
-            gen_printf(&g->data, "static const char *const rs_why%u[] = {\n", id);
+            gen_printf(&g->data, "static const char *const avkgen_rs_why%u[] = {\n", id);
             for (i = 0; i < n->count; i++) {
                 char msg[AVK_ERROR_MESSAGE_MAX];
                 if (x->map[i] >= 0) {
@@ -155,11 +159,11 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
             }
             gen_printf(&g->data, "};\n");
             gen_printf(f, "%s    uint64_t o_ = avk_reader_offset(c->r);\n", ind);
-            gen_printf(f, "%s    st = rs_enum(c, %u, &x_);\n", ind, (unsigned)n->count);
-            gen_printf(f, "%s    if (st == AVK_OK && rs_map%u[x_] < 0)\n", ind, id);
-            gen_printf(f, "%s        st = avk_error_set(c->err, AVK_ERR_RESOLUTION, o_, \"%%s\", rs_why%u[x_]);\n",
+            gen_printf(f, "%s    st = avkgen_rs_enum(c, %u, &x_);\n", ind, (unsigned)n->count);
+            gen_printf(f, "%s    if (st == AVK_OK && avkgen_rs_map%u[x_] < 0)\n", ind, id);
+            gen_printf(f, "%s        st = avk_error_set(c->err, AVK_ERR_RESOLUTION, o_, \"%%s\", avkgen_rs_why%u[x_]);\n",
                        ind, id);
-            gen_printf(f, "%s    else if (st == AVK_OK)\n%s        %s = (%s)rs_map%u[x_];\n%s}\n", ind, ind,
+            gen_printf(f, "%s    else if (st == AVK_OK)\n%s        %s = (%s)avkgen_rs_map%u[x_];\n%s}\n", ind, ind,
                        dst, ct, id, ind);
             return;
         }
@@ -173,9 +177,11 @@ void gen_r_read(gen_r *g, gen_buf *f, const avki_step *s, const char *dst, const
     default:
         want_rs(g, s->node);
         if (dst)
-            gen_printf(f, "%sst = rs_%u(c, &%s, level + 1);\n", ind, (unsigned)s->node, dst);
+            gen_printf(f, "%sst = avkgen_rs_%u(c, &%s, %s, %s);\n", ind, (unsigned)s->node, dst,
+                       g->child_level, g->child_frame);
         else
-            gen_printf(f, "%sst = rs_%u(c, NULL, level + 1);\n", ind, (unsigned)s->node);
+            gen_printf(f, "%sst = avkgen_rs_%u(c, NULL, %s, %s);\n", ind, (unsigned)s->node, g->child_level,
+                       g->child_frame);
         return;
     }
 }
@@ -207,8 +213,8 @@ void gen_r_branch(gen_r *g, gen_buf *f, const avk_type *u, uint32_t b, const cha
     }
     if (bt->kind == AVK_RECORD) {
         /* Records in unions are stored by pointer (recursion). */
-        gen_printf(f, "%s{\n%s    %s *p%u_ = (%s *)rs_alloc(c, sizeof(%s));\n", ind, ind, ct, id, ct, ct);
-        gen_printf(f, "%s    if (!p%u_)\n%s        return rs_nomem(c, sizeof(%s));\n", ind, id, ind, ct);
+        gen_printf(f, "%s{\n%s    %s *p%u_ = (%s *)avkgen_rs_alloc(c, sizeof(%s));\n", ind, ind, ct, id, ct, ct);
+        gen_printf(f, "%s    if (!p%u_)\n%s        return avkgen_rs_nomem(c, sizeof(%s));\n", ind, id, ind, ct);
         if (form == GEN_UNION_POINTER)
             gen_printf(f, "%s    %s = p%u_;\n", ind, out, id);
         else
@@ -238,15 +244,23 @@ static void fill_read(gen_r *g, gen_buf *f, const char *dst, const char *ind, co
 
 static void depth_check(gen_buf *f)
 {
-    gen_printf(f, "    (void)level;\n    (void)out;\n    if (level > c->max_depth)\n        return rs_depth(c);\n");
+    gen_printf(f, "    (void)level;\n    (void)out;\n    if (level > c->max_depth)\n        return avkgen_rs_depth(c);\n");
 }
 
 static void fn_head(gen_r *g, uint32_t idx, const avk_type *t)
 {
     char pt[GEN_RNAME_MAX];
     param(g, t, pt);
-    gen_printf(&g->proto, "static avk_status rs_%u(rs_ctx *c, %sout, size_t level);\n", (unsigned)idx, pt);
-    gen_printf(&g->body, "\nstatic avk_status rs_%u(rs_ctx *c, %sout, size_t level)\n{\n", (unsigned)idx, pt);
+    gen_printf(&g->proto, "static avk_status avkgen_rs_%u(avkgen_rs_ctx *c, %sout, size_t level, size_t frame);\n",
+               (unsigned)idx, pt);
+    gen_printf(&g->body, "\nstatic avk_status avkgen_rs_%u(avkgen_rs_ctx *c, %sout, size_t level, size_t frame)\n{\n",
+               (unsigned)idx, pt);
+    gen_printf(&g->body, "    (void)frame;\n");
+    /* Records, arrays and maps are the frames of the library's decoder. */
+    g->child_frame = gen_r_compound(g->p->nodes[idx].op) && g->p->nodes[idx].op != AVKI_OP_UNION &&
+                             g->p->nodes[idx].op != AVKI_OP_UNWRAP && g->p->nodes[idx].op != AVKI_OP_WRAP
+                         ? "level"
+                         : "frame";
 }
 
 static void emit_record(gen_r *g, uint32_t idx)
@@ -312,30 +326,34 @@ static bulk_t bulk_kind(gen_r *g, const avki_node *n, const avki_step *item)
     switch ((avki_store)n->store) {
     case AVKI_STORE_BOOLEAN: return BULK_BOOLEAN;
     case AVKI_STORE_FLOAT:
-    case AVKI_STORE_DOUBLE:
-    case AVKI_STORE_FIXED: return BULK_RAW;
+    case AVKI_STORE_DOUBLE: return BULK_RAW;
+    /* fixed(0) has no bytes on the wire (and 1 byte in its C struct) */
+    case AVKI_STORE_FIXED: return n->count ? BULK_RAW : BULK_NONE;
     default: return BULK_NONE;
     }
 }
 
 /* The chunk of take items at items[total] (the wire layout is the C one:
  * little-endian IEEE floats, fixed bytes, one byte per boolean). */
-static void emit_bulk(gen_buf *f, bulk_t bulk, const avki_step *item, const char *it)
+static void emit_bulk(gen_buf *f, bulk_t bulk, const avki_node *n, const char *it)
 {
-    (void)item;
+    /* The wire size of an item (fixed: the schema's size), which is also
+     * the size of the C item: float, double, uint8_t bytes[N]. */
+    unsigned size = n->store == AVKI_STORE_FLOAT ? 4 : n->store == AVKI_STORE_DOUBLE ? 8 : n->count;
     gen_printf(f, "            {\n                uint64_t o0 = avk_reader_offset(c->r);\n"
                   "                uint8_t *raw = (uint8_t *)(void *)(items + total);\n");
     switch (bulk) {
     case BULK_RAW:
-        gen_printf(f, "                st = avk_reader_read_raw(c->r, raw, (size_t)take * sizeof(%s), c->err);\n"
+        gen_printf(f, "                st = avk_reader_read_raw(c->r, raw, (size_t)take * %u, c->err);\n"
                       "                if (st != AVK_OK) {\n"
-                      "                    uint64_t bad = (avk_reader_offset(c->r) - o0) / sizeof(%s);\n"
+                      "                    uint64_t bad = (avk_reader_offset(c->r) - o0) / %u;\n"
                       "                    if (st == AVK_ERR_TRUNCATED)\n"
-                      "                        st = avk_error_set(c->err, st, o0 + bad * sizeof(%s),\n"
-                      "                                           \"input ends inside an item of %%zu bytes\", sizeof(%s));\n"
+                      "                        st = avk_error_set(c->err, st, o0 + bad * %u,\n"
+                      "                                           \"input ends inside an item of %%zu bytes\", (size_t)%u);\n"
                       "                    return avk_check_path_front(&c->at, AVK_PATH_ITEM, total + bad, NULL, st);\n"
                       "                }\n",
-                   it, it, it, it);
+                   size, size, size, size);
+        (void)it;
         break;
     case BULK_BOOLEAN:
         gen_printf(f, "                uint64_t have = take;\n"
@@ -389,7 +407,8 @@ static void emit_collection(gen_r *g, uint32_t idx)
         gen_printf(f, "    avk_bytes *keys = NULL;\n");
     depth_check(f);
     gen_printf(f, "    for (;;) {\n"
-               "        uint64_t left = 0, end = 0, off = avk_reader_offset(c->r), take = 0, i;\n"
+               "        uint64_t left = 0, end = 0, off = avk_reader_offset(c->r), take = 0, i = 0;\n"
+               "        (void)i;\n"
                "        st = avk_check_read_block(c->r, off, &left, &end, c->err);\n"
                "        if (st != AVK_OK)\n            return st;\n"
                "        if (left == 0)\n            break;\n"
@@ -403,25 +422,35 @@ static void emit_collection(gen_r *g, uint32_t idx)
     if (is_map || stores) {
         gen_printf(f, "            {\n                uint64_t c0 = cap;\n");
         if (is_map)
-            gen_printf(f, "                keys = (avk_bytes *)rs_grow(c, keys, &c0, total, total + take, sizeof *keys, &st);\n"
+            gen_printf(f, "                keys = (avk_bytes *)avkgen_rs_grow(c, keys, &c0, total, total + take, sizeof *keys, &st);\n"
                        "                if (st != AVK_OK)\n                    return st;\n"
                        "                c0 = cap;\n");
         if (stores)
-            gen_printf(f, "                items = (%s *)rs_grow(c, items, &c0, total, total + take, sizeof *items, &st);\n"
+            gen_printf(f, "                items = (%s *)avkgen_rs_grow(c, items, &c0, total, total + take, sizeof *items, &st);\n"
                        "                if (st != AVK_OK)\n                    return st;\n",
                     it);
         gen_printf(f, "                cap = c0;\n            }\n");
     }
     bulk = is_map ? BULK_NONE : bulk_kind(g, n, item);
     if (bulk != BULK_NONE) {
-        emit_bulk(f, bulk, item, it);
+        emit_bulk(f, bulk, n, it);
     } else {
         gen_printf(f, "            for (i = 0; i < take; i++) {\n");
         if (is_map)
-            gen_printf(f, "                st = rs_bytes(c, &keys[total + i], \"string\");\n"
+            gen_printf(f, "                st = avkgen_rs_bytes(c, &keys[total + i], \"string\");\n"
                           "                if (st != AVK_OK)\n"
                           "                    return avk_check_path_front(&c->at, AVK_PATH_KEY, total + i, NULL, st);\n");
+        /* The library reads a typed array's items (leaves, or a writer's
+         * union of leaves) without a frame for the array: such a union
+         * counts one level below the innermost record, array or map around
+         * the array, whatever unions are between (decode_typed.c). */
+        if (n->op == AVKI_OP_ARRAY && n->store != AVKI_STORE_BOXED) {
+            g->child_level = "frame + 1";
+            g->child_frame = "frame";
+        }
         gen_r_read(g, f, item, stores ? "items[total + i]" : NULL, "                ");
+        g->child_level = "level + 1";
+        g->child_frame = "level";
         gen_printf(f, "                if (st != AVK_OK)\n"
                       "                    return avk_check_path_front(&c->at, %s, total + i, NULL, st);\n"
                       "            }\n",
@@ -450,7 +479,7 @@ static void emit_union(gen_r *g, uint32_t idx)
     fn_head(g, idx, n->type);
     gen_printf(f, "    avk_status st = AVK_OK;\n    int64_t idx = 0;\n");
     depth_check(f);
-    gen_printf(f, "    st = rs_branch(c, %u, &idx);\n    if (st != AVK_OK)\n        return st;\n",
+    gen_printf(f, "    st = avkgen_rs_branch(c, %u, &idx);\n    if (st != AVK_OK)\n        return st;\n",
             (unsigned)n->count);
     gen_printf(f, "    switch (idx) {\n");
     for (i = 0; i < n->count; i++) {
@@ -518,9 +547,11 @@ avk_status gen_resolve_emit(gen_ctx *gc, const avk_type *writer, const avk_type 
     g.p = plan;
     g.o = o;
     g.gc = gc;
-    g.rs_want = (uint8_t *)calloc(plan->node_count + 1, 1);
-    g.sk_want = (uint8_t *)calloc(plan->node_count + 1, 1);
-    if (!g.rs_want || !g.sk_want) {
+    g.child_level = "level + 1";
+    g.child_frame = "frame";
+    g.avkgen_rs_want = (uint8_t *)calloc(plan->node_count + 1, 1);
+    g.avkgen_sk_want = (uint8_t *)calloc(plan->node_count + 1, 1);
+    if (!g.avkgen_rs_want || !g.avkgen_sk_want) {
         st = avk_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN, "out of memory generating code");
         goto done;
     }
@@ -533,8 +564,8 @@ avk_status gen_resolve_emit(gen_ctx *gc, const avk_type *writer, const avk_type 
     gen_printf(&g.body, "\navk_status %s_decode_from_%s(avk_reader *r, avk_arena *arena, "
                         "const avk_limits *limits,\n        %s *out, avk_error *err)\n{\n",
                o->fn, o->wbase, o->fn);
-    gen_printf(&g.body, "    rs_ctx cx;\n    rs_ctx *c = &cx;\n    avk_status st = AVK_OK;\n"
-                        "    size_t level = 0;\n");
+    gen_printf(&g.body, "    avkgen_rs_ctx cx;\n    avkgen_rs_ctx *c = &cx;\n    avk_status st = AVK_OK;\n"
+                        "    size_t level = 0, frame = 0;\n");
     gen_printf(&g.body, "    if (!r || !arena || !out)\n        return avk_error_set(err, "
                         "AVK_ERR_INVALID_ARGUMENT, 0, \"%s_decode_from_%s: NULL argument\");\n",
                o->fn, o->wbase);
@@ -548,19 +579,19 @@ avk_status gen_resolve_emit(gen_ctx *gc, const avk_type *writer, const avk_type 
     gen_r_read(&g, &g.body, &root, reader->kind == AVK_NULL ? NULL : "(*out)", "    ");
     gen_printf(&g.body, "    if (st != AVK_OK)\n        avk_check_path_report(err, ");
     gen_r_literal(&g.body, avki_type_label(reader));
-    gen_printf(&g.body, ", &c->at);\n    (void)level;\n    return st;\n}\n");
+    gen_printf(&g.body, ", &c->at);\n    (void)level;\n    (void)frame;\n    return st;\n}\n");
 
     /* Every function the code written so far calls, until none is new. */
     do {
         progress = 0;
         for (i = 0; i < plan->node_count; i++) {
-            if (g.rs_want[i] == 1) {
-                g.rs_want[i] = 2;
+            if (g.avkgen_rs_want[i] == 1) {
+                g.avkgen_rs_want[i] = 2;
                 emit_node(&g, (uint32_t)i);
                 progress = 1;
             }
-            if (g.sk_want[i] == 1) {
-                g.sk_want[i] = 2;
+            if (g.avkgen_sk_want[i] == 1) {
+                g.avkgen_sk_want[i] = 2;
                 gen_r_skip_fn(&g, (uint32_t)i);
                 progress = 1;
             }
@@ -605,8 +636,8 @@ done:
     gen_buf_free(&g.data);
     gen_buf_free(&g.proto);
     gen_buf_free(&g.body);
-    free(g.rs_want);
-    free(g.sk_want);
+    free(g.avkgen_rs_want);
+    free(g.avkgen_sk_want);
     avk_plan_free(plan);
     return st;
 }

@@ -10,7 +10,7 @@ static unsigned bytes_table(gen_r *g, const uint8_t *data, size_t len)
 {
     unsigned id = g->serial++;
     size_t i;
-    gen_printf(&g->data, "static const uint8_t rs_d%u[] = {", id);
+    gen_printf(&g->data, "static const uint8_t avkgen_rs_d%u[] = {", id);
     for (i = 0; i < len; i++)
         gen_printf(&g->data, "%s0x%02x", i % 16 ? ", " : "\n    ", data[i]);
     gen_printf(&g->data, "%s0};\n", len ? ",\n    " : "");
@@ -88,12 +88,12 @@ void gen_r_default(gen_r *g, gen_buf *f, const avk_value *v, const avk_type *t, 
     case AVK_STRING:
     case AVK_BYTES:
         id = bytes_table(g, v->u.bytes.data, v->u.bytes.len);
-        gen_printf(f, "%s%s.data = rs_d%u;\n%s%s.len = %zu;\n", ind, dst, id, ind, dst, v->u.bytes.len);
+        gen_printf(f, "%s%s.data = avkgen_rs_d%u;\n%s%s.len = %zu;\n", ind, dst, id, ind, dst, v->u.bytes.len);
         return;
     case AVK_FIXED:
         if (t->size) {
             id = bytes_table(g, v->u.bytes.data, t->size);
-            gen_printf(f, "%smemcpy(%s.bytes, rs_d%u, %zu);\n", ind, dst, id, t->size);
+            gen_printf(f, "%smemcpy(%s.bytes, avkgen_rs_d%u, %zu);\n", ind, dst, id, t->size);
         }
         return;
     case AVK_ENUM: gen_printf(f, "%s%s = (%s)%u;\n", ind, dst, ct, (unsigned)v->u.index); return;
@@ -122,20 +122,20 @@ void gen_r_default(gen_r *g, gen_buf *f, const avk_value *v, const avk_type *t, 
         id = g->serial++;
         gen_printf(f, "%s{\n", ind);
         if (stores) {
-            gen_printf(f, "%s    %s *a%u_ = (%s *)rs_alloc(c, %zu * sizeof(%s));\n", ind, it, id, it, count, it);
-            gen_printf(f, "%s    if (!a%u_)\n%s        return rs_nomem(c, %zu * sizeof(%s));\n", ind, id, ind,
+            gen_printf(f, "%s    %s *a%u_ = (%s *)avkgen_rs_alloc(c, %zu * sizeof(%s));\n", ind, it, id, it, count, it);
+            gen_printf(f, "%s    if (!a%u_)\n%s        return avkgen_rs_nomem(c, %zu * sizeof(%s));\n", ind, id, ind,
                     count, it);
         }
         if (is_map) {
-            gen_printf(f, "%s    avk_bytes *k%u_ = (avk_bytes *)rs_alloc(c, %zu * sizeof(avk_bytes));\n", ind,
+            gen_printf(f, "%s    avk_bytes *k%u_ = (avk_bytes *)avkgen_rs_alloc(c, %zu * sizeof(avk_bytes));\n", ind,
                     id, count);
-            gen_printf(f, "%s    if (!k%u_)\n%s        return rs_nomem(c, %zu * sizeof(avk_bytes));\n", ind,
+            gen_printf(f, "%s    if (!k%u_)\n%s        return avkgen_rs_nomem(c, %zu * sizeof(avk_bytes));\n", ind,
                     id, ind, count);
         }
         for (i = 0; i < count; i++) {
             if (is_map) {
                 unsigned kid = bytes_table(g, v->u.map.keys[i].data, v->u.map.keys[i].len);
-                gen_printf(f, "%s    k%u_[%zu].data = rs_d%u;\n%s    k%u_[%zu].len = %zu;\n", ind, id, i,
+                gen_printf(f, "%s    k%u_[%zu].data = avkgen_rs_d%u;\n%s    k%u_[%zu].len = %zu;\n", ind, id, i,
                         kid, ind, id, i, v->u.map.keys[i].len);
             }
             if (stores) {

@@ -20,16 +20,16 @@ void gen_r_skip(gen_r *g, gen_buf *f, uint32_t n, const char *ind)
         return;
     case AVKI_OP_FLOAT: gen_printf(f, "%sst = avk_reader_skip(c->r, 4, c->err);\n", ind); return;
     case AVKI_OP_DOUBLE: gen_printf(f, "%sst = avk_reader_skip(c->r, 8, c->err);\n", ind); return;
-    case AVKI_OP_STRING: gen_printf(f, "%sst = sk_length(c, \"string\");\n", ind); return;
-    case AVKI_OP_BYTES: gen_printf(f, "%sst = sk_length(c, \"bytes\");\n", ind); return;
-    case AVKI_OP_ENUM: gen_printf(f, "%sst = sk_enum(c, %u);\n", ind, (unsigned)x->count); return;
+    case AVKI_OP_STRING: gen_printf(f, "%sst = avkgen_sk_length(c, \"string\");\n", ind); return;
+    case AVKI_OP_BYTES: gen_printf(f, "%sst = avkgen_sk_length(c, \"bytes\");\n", ind); return;
+    case AVKI_OP_ENUM: gen_printf(f, "%sst = avkgen_sk_enum(c, %u);\n", ind, (unsigned)x->count); return;
     case AVKI_OP_FIXED:
         gen_printf(f, "%sst = avk_reader_skip(c->r, %u, c->err);\n", ind, (unsigned)x->count);
         return;
     default:
-        if (!g->sk_want[n])
-            g->sk_want[n] = 1;
-        gen_printf(f, "%sst = sk_%u(c, level + 1);\n", ind, (unsigned)n);
+        if (!g->avkgen_sk_want[n])
+            g->avkgen_sk_want[n] = 1;
+        gen_printf(f, "%sst = avkgen_sk_%u(c, level + 1);\n", ind, (unsigned)n);
         return;
     }
 }
@@ -99,7 +99,7 @@ static void skip_collection(gen_r *g, const avki_node *n)
     }
     gen_printf(f, "        for (i = 0; i < count; i++) {\n");
     if (is_map)
-        gen_printf(f, "            st = sk_length(c, \"string\");\n"
+        gen_printf(f, "            st = avkgen_sk_length(c, \"string\");\n"
                    "            if (st != AVK_OK)\n"
                    "                return avk_check_path_front(&c->at, AVK_PATH_KEY, total + i, NULL, st);\n");
     gen_r_skip(g, f, item->node, "            ");
@@ -113,7 +113,7 @@ static void skip_union(gen_r *g, const avki_node *n)
 {
     gen_buf *f = &g->body;
     uint32_t i;
-    gen_printf(f, "    int64_t idx = 0;\n    st = rs_branch(c, %u, &idx);\n"
+    gen_printf(f, "    int64_t idx = 0;\n    st = avkgen_rs_branch(c, %u, &idx);\n"
                "    if (st != AVK_OK)\n        return st;\n    switch (idx) {\n",
             (unsigned)n->count);
     for (i = 0; i < n->count; i++) {
@@ -131,12 +131,13 @@ void gen_r_skip_fn(gen_r *g, uint32_t idx)
 {
     const avki_node *n = g->p->nodes + idx;
     gen_buf *f = &g->body;
-    gen_printf(&g->proto, "static avk_status sk_%u(rs_ctx *c, size_t level);\n", (unsigned)idx);
-    gen_printf(f, "\nstatic avk_status sk_%u(rs_ctx *c, size_t level)\n{\n    avk_status st = AVK_OK;\n",
+    gen_printf(&g->proto, "static avk_status avkgen_sk_%u(avkgen_rs_ctx *c, size_t level);\n", (unsigned)idx);
+    gen_printf(f, "\nstatic avk_status avkgen_sk_%u(avkgen_rs_ctx *c, size_t level)\n{\n    avk_status st = AVK_OK;\n"
+                  "    (void)st;\n",
             (unsigned)idx);
     /* The skipper checks the depth of records, arrays, maps and unions
      * before reading anything of them. */
-    gen_printf(f, "    if (level > c->max_depth)\n        return rs_depth(c);\n");
+    gen_printf(f, "    if (level > c->max_depth)\n        return avkgen_rs_depth(c);\n");
     switch ((avki_op)n->op) {
     case AVKI_OP_RECORD: skip_record(g, n); break;
     case AVKI_OP_ARRAY:

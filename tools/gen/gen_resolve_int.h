@@ -10,19 +10,25 @@
 #include "plan/plan_format.h"
 
 /* One pair being emitted. The generated functions are named after plan
- * nodes: rs_<n> reads a value of resolution node n (the writer's bytes
- * into the reader's type), sk_<n> skips a value of the writer's plain
+ * nodes: avkgen_rs_<n> reads a value of resolution node n (the writer's bytes
+ * into the reader's type), avkgen_sk_<n> skips a value of the writer's plain
  * node n (a writer field the reader lacks). */
 typedef struct gen_r {
     const avk_plan *p;
     const gen_resolve_opts *o;
     gen_ctx *gc;         /* names (H1's gen_names.c) and the output */
     gen_buf data;        /* static tables and default bytes */
-    gen_buf proto;       /* prototypes of rs_ and sk_ functions */
+    gen_buf proto;       /* prototypes of avkgen_rs_ and avkgen_sk_ functions */
     gen_buf body;        /* their definitions */
-    uint8_t *rs_want;    /* per node: rs_<n> wanted (1), written (2) */
-    uint8_t *sk_want;    /* per node: sk_<n> wanted (1), written (2) */
+    uint8_t *avkgen_rs_want;    /* per node: avkgen_rs_<n> wanted (1), written (2) */
+    uint8_t *avkgen_sk_want;    /* per node: avkgen_sk_<n> wanted (1), written (2) */
     unsigned serial;     /* for unique names of tables and temporaries */
+    /* What gen_r_read passes to the functions it calls: the value's level
+     * ("level + 1") and the level of the innermost record, array or map
+     * around it ("frame" below a union, else "level"), which the library's
+     * decoder uses for the items of typed arrays (decode_typed.c). */
+    const char *child_level;
+    const char *child_frame;
 } gen_r;
 
 /* 1 for ops whose values get a function (records, arrays, maps, unions). */
@@ -46,14 +52,14 @@ void gen_r_branch(gen_r *g, gen_buf *f, const avk_type *u, uint32_t b, const cha
 
 /* Code that skips one value of the writer's plain node n at level + 1, setting st. */
 void gen_r_skip(gen_r *g, gen_buf *f, uint32_t n, const char *ind);
-/* The definition of sk_<n>. */
+/* The definition of avkgen_sk_<n>. */
 void gen_r_skip_fn(gen_r *g, uint32_t n);
 
 /* Code that stores default value v (reader type t) into dst. */
 void gen_r_default(gen_r *g, gen_buf *f, const avk_value *v, const avk_type *t, const char *dst,
                    const char *ind);
 
-/* The generated file's helpers (rs_ctx, rs_bytes, ...). */
+/* The generated file's helpers (avkgen_rs_ctx, avkgen_rs_bytes, ...). */
 extern const char gen_r_prelude[];
 
 #endif
