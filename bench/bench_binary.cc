@@ -15,7 +15,6 @@
 #include "avrokit/writer.h"
 
 namespace avkbench {
-namespace {
 
 // Time is per iteration over all of a data set's records; finish_row's
 // "values" counter is the record count, so compare prints time per record.
@@ -85,6 +84,8 @@ std::string compare_encoding(const BinData *d, const uint8_t *data, size_t len)
                       i, rec, i - d->offsets[rec], data[i], d->encoded[i]);
     return msg;
 }
+
+namespace {
 
 // ---- decode -----------------------------------------------------------------------
 
@@ -340,6 +341,8 @@ void avroc_skip(benchmark::State &state, const BinSpec *spec)
 
 // ---- encode -----------------------------------------------------------------------
 
+} // namespace
+
 // A memory writer big enough for the whole data set, so no row measures
 // buffer growth.
 bool avk_memory_writer(benchmark::State &state, const BinData *d, avk_writer *w)
@@ -368,6 +371,8 @@ void finish_encode(benchmark::State &state, const BinData *d, avk_writer *w,
     avk_writer_destroy(w);
     finish_checked(state, d, problem);
 }
+
+namespace {
 
 // avk_plan_encode of prebuilt values (built once with avk_value_init from
 // the generated trees) into a memory writer reset per iteration.

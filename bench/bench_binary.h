@@ -149,6 +149,27 @@ const BinSpec &spec_long_array();
 const BinSpec &spec_boolean_array();
 const BinSpec &spec_double_array256();
 
+// Row helpers shared by the record rows (bench_binary.cc) and the
+// generated-code rows (bench_gen.cc), so both check their output alike.
+// The "values" counter is the record count: compare prints time per record.
+void finish_records(benchmark::State &state, const BinData *d);
+// finish_records for a row whose check found problem (none when empty).
+void finish_checked(benchmark::State &state, const BinData *d, const std::string &problem);
+// The row's data set, or nullptr (the row skipped) when it could not be made.
+BinData *row_data(benchmark::State &state, const BinSpec *spec);
+void set_alloc_counters(benchmark::State &state, const AllocCounts &c, size_t records);
+std::string avk_message(const char *what, size_t record, const avk_error &err);
+std::string digest_mismatch(size_t record);
+// Where an encoding first differs from the reference, by record ("" when equal).
+std::string compare_encoding(const BinData *d, const uint8_t *data, size_t len);
+// A memory writer big enough for the whole data set; false (the row
+// skipped) when it cannot be made.
+bool avk_memory_writer(benchmark::State &state, const BinData *d, avk_writer *w);
+// Compares w's bytes with the reference encoding (unless failure is set),
+// destroys w and finishes the row.
+void finish_encode(benchmark::State &state, const BinData *d, avk_writer *w,
+                   const std::string &failure);
+
 // Generator pieces for data sets made in other files (bench_resolve.cc),
 // so their values are drawn like the ones above.
 // The seed bin_data starts spec's generator from: spec.gen run from it

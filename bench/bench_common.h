@@ -40,6 +40,8 @@ void register_varint_benchmarks();
 void register_reader_benchmarks();
 void register_schema_benchmarks();
 void register_binary_benchmarks();
+// The generated-code rows, gen/<path> (bench_gen.cc; built when the CLI is).
+void register_gen_benchmarks();
 
 // Sets items processed and the per-iteration "values" counter the compare
 // script divides by.

@@ -14,6 +14,16 @@
 #include "avrokit/reader.h"
 #include "avrokit/resolve.h"
 
+#ifdef AVK_BENCH_GEN_RESOLVE
+// Written by `avrokit gen --prefix bg --reader EventGeneric.avsc Event.avsc`
+// from bench/gen/resolve/ (bench/CMakeLists.txt).
+#include <fstream>
+#include <sstream>
+
+#include "EventGeneric.h"
+#include "EventGeneric_from_Event.h"
+#endif
+
 namespace avkbench {
 namespace {
 
@@ -600,6 +610,131 @@ void avk_projection_floor(benchmark::State &state, const Case *c)
     finish_case(state, rd, problem, AllocCounts());
 }
 
+#ifdef AVK_BENCH_GEN_RESOLVE
+// ---- generated resolving decoder ----------------------------------------------------
+
+// The generated code must be for this case's schemas: the reader's from
+// bg_Event_schema_json, the writer's from the .avsc it was generated from.
+std::string gen_check_schemas(const ResolveData *rd)
+{
+    avk_error err;
+    avk_schema *s = nullptr;
+    const char *json = bg_Event_schema_json();
+    if (avk_schema_parse(json, std::strlen(json), nullptr, &s, &err) != AVK_OK)
+        return avk_failed("avk_schema_parse (generated reader schema)", err);
+    bool same = avk_type_equal(avk_schema_root(s), rd->root) != 0;
+    avk_schema_free(s);
+    if (!same)
+        return "bench/gen/resolve/EventGeneric.avsc differs from generic_reader()";
+    std::ifstream f(AVK_BENCH_GEN_EVENT_AVSC);
+    std::stringstream text;
+    text << f.rdbuf();
+    std::string w = text.str();
+    if (!f || avk_schema_parse(w.data(), w.size(), nullptr, &s, &err) != AVK_OK)
+        return std::string("cannot read the writer schema " AVK_BENCH_GEN_EVENT_AVSC);
+    same = avk_type_equal(avk_schema_root(s), rd->w->root) != 0;
+    avk_schema_free(s);
+    if (!same)
+        return "bench/gen/resolve/Event.avsc differs from event_schema()";
+    return "";
+}
+
+std::string gen_pass(const ResolveData *rd, avk_arena *arena, avk_arena *check_arena, bool check)
+{
+    const BinData *w = rd->w;
+    avk_reader r;
+    avk_reader_init_memory(&r, w->encoded.data(), w->encoded.size());
+    avk_error err;
+    bg_Event out;
+    for (size_t i = 0; i < w->records(); i++) {
+        avk_arena_reset(arena);
+        if (bg_Event_decode_from_Event(&r, arena, nullptr, &out, &err) != AVK_OK)
+            return avk_message("bg_Event_decode_from_Event", i, err);
+        if (!check)
+            continue;
+        if (avk_reader_offset(&r) != w->offsets[i + 1])
+            return "record " + std::to_string(i) + " ended at byte " +
+                   std::to_string(avk_reader_offset(&r)) + ", expected " +
+                   std::to_string(w->offsets[i + 1]);
+        avk_arena_reset(check_arena);
+        avk_value v;
+        if (bg_Event_to_value(&out, rd->root, check_arena, &v, &err) != AVK_OK)
+            return avk_message("bg_Event_to_value", i, err);
+        Digest g;
+        digest_avk(g, &v, rd->root);
+        if (g.h != (*rd->digests)[i])
+            return digest_mismatch(i);
+    }
+    return "";
+}
+
+// The generated resolving decoder (writer Event into the Generic reader's
+// struct), record after record from one memory reader, the arena reset per
+// record, as avk_row does with the resolving plan.
+void gen_row(benchmark::State &state, const Case *c)
+{
+    ResolveData *rd = case_data(state, c);
+    if (!rd)
+        return;
+    std::string problem = gen_check_schemas(rd);
+    if (!problem.empty()) {
+        state.SkipWithError(problem.c_str());
+        return;
+    }
+    AllocCounts counts;
+    avk_allocator alloc = counting_allocator(&counts);
+    avk_arena_options ao;
+    avk_arena_options_init(&ao);
+    ao.allocator = &alloc;
+    avk_arena *arena = nullptr, *check_arena = nullptr;
+    avk_error err;
+    if (avk_arena_new(&ao, &arena, &err) != AVK_OK ||
+        avk_arena_new(nullptr, &check_arena, &err) != AVK_OK) {
+        avk_arena_free(arena);
+        state.SkipWithError(avk_failed("avk_arena_new", err).c_str());
+        return;
+    }
+    const uint8_t *data = rd->w->encoded.data();
+    const size_t len = rd->w->encoded.size(), n = rd->w->records();
+    size_t bad = SIZE_MAX;
+    bg_Event out;
+    for (auto _ : state) {
+        avk_reader r;
+        avk_reader_init_memory(&r, data, len);
+        for (size_t i = 0; i < n; i++) {
+            avk_arena_reset(arena);
+            if (AVK_UNLIKELY(bg_Event_decode_from_Event(&r, arena, nullptr, &out, &err) !=
+                             AVK_OK)) {
+                bad = i;
+                break;
+            }
+            benchmark::DoNotOptimize(out);
+        }
+        if (AVK_UNLIKELY(bad != SIZE_MAX))
+            break;
+    }
+    if (bad != SIZE_MAX) {
+        problem = avk_message("bg_Event_decode_from_Event", bad, err);
+    } else {
+        // Warmed up: one more pass must not allocate; then check.
+        counts = AllocCounts();
+        size_t before = avk_arena_allocations(arena);
+        problem = gen_pass(rd, arena, check_arena, false);
+        size_t made = avk_arena_allocations(arena) - before;
+        AllocCounts warm = counts;
+        if (problem.empty() && made != 0)
+            problem = "the arena allocated " + std::to_string(made) +
+                      " times in a pass after warm-up (expected none)";
+        if (problem.empty())
+            problem = gen_pass(rd, arena, check_arena, true);
+        counts = warm;
+    }
+    avk_arena_free(check_arena);
+    avk_arena_free(arena);
+    finish_case(state, rd, problem, counts);
+}
+#endif
+
 // ---- registration -------------------------------------------------------------------
 
 const Case kGeneric = {spec_event, generic_reader, generic_fields, nullptr};
@@ -624,6 +759,9 @@ int register_resolve_rows()
 {
     row("avrokit/Resolve/Generic", avk_row, kGeneric);
     row("avroc/Resolve/Generic", avroc_row, kGeneric);
+#ifdef AVK_BENCH_GEN_RESOLVE
+    row("gen/Resolve/Generic", gen_row, kGeneric);
+#endif
     row("avrokit/Resolve/Direct", avk_row, kDirect);
     row("avroc/Resolve/Direct", avroc_row, kDirect);
     row("avrokit/Resolve/Evolution", avk_row, kEvolution);
