@@ -335,7 +335,7 @@ void gen_emit_from_value(gen_ctx *g, const avk_type *t)
         const avk_type *o;
         size_t ni;
         n = avk_type_branch_count(t);
-        gen_printf(c, "    (void)arena;\n    if (AVKGEN_UNLIKELY(v->u.branch.index >= %zuu))\n"
+        gen_printf(c, "    (void)arena;\n    if (AVKGEN_UNLIKELY((size_t)v->u.branch.index + 1 > %zuu))\n"
                       "        return avk_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,\n"
                       "                             \"union branch %%u out of range (%zu branches)\",\n"
                       "                             (unsigned)v->u.branch.index);\n",

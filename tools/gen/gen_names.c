@@ -251,7 +251,7 @@ const char *gen_tok(gen_ctx *g, const avk_type *t)
             return gen_fmt(g, "nullable_%s", gen_tok(g, o));
         for (i = 0; i < n; i++)
             s = gen_fmt(g, "%s_%s", s, gen_tok(g, avk_type_branch(t, i)));
-        return s;
+        return n ? s : "union_empty"; /* "union" alone is a keyword */
     }
     default:
         return avk_kind_name(avk_type_kind(t));
@@ -405,7 +405,7 @@ const char *gen_htok(gen_ctx *g, const avk_type *t)
             return gen_fmt(g, "nullable%s_%s", ni ? "1" : "", gen_htok(g, o));
         for (i = 0; i < n; i++)
             s = gen_fmt(g, "%s_%s", s, gen_htok(g, avk_type_branch(t, i)));
-        return s;
+        return n ? s : "union_empty";
     }
     default:
         return gen_tok(g, t);

@@ -246,6 +246,8 @@ static void emit_def(hstate *s, const avk_type *t)
         for (i = 0; i < n; i++)
             gen_printf(h, "    %s%s%s\n", gen_union_const(g, t, i), i == 0 ? " = 0" : "",
                        i + 1 < n ? "," : "");
+        if (n == 0) /* a union with no branches has no value; C has no empty enum */
+            gen_printf(h, "    %s_none = 0\n", name);
         gen_printf(h, "} %s_kind;\n", name);
         gen_printf(h, "typedef struct %s {\n    %s_kind kind;\n    union {\n", name, name);
         {
