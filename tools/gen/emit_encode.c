@@ -179,9 +179,10 @@ static size_t fast_bound(const avk_type *t)
     case AVK_INT:
     case AVK_LONG:
     case AVK_ENUM:
+        return 10;
     case AVK_STRING:
     case AVK_BYTES:
-        return 10;
+        return 64; /* up to 63 bytes with their 1-byte length; longer ones checked */
     case AVK_FIXED:
         return avk_type_fixed_size(t) > 0 && avk_type_fixed_size(t) <= 256 ? avk_type_fixed_size(t) : 0;
     default:
@@ -254,12 +255,17 @@ static void enc_run(gen_ctx *g, const avk_type *t, size_t from, size_t to, unsig
             break;
         case AVK_STRING:
         case AVK_BYTES:
-            /* room >= rest here; the data must fit beside the rest */
-            gen_printf(c, "    if (AVKGEN_UNLIKELY((%s.len && !%s.data) || %s.len > (size_t)(c->w->end - p) - %zu)) {\n"
-                          "        c->w->pos = p;\n        goto avkgen_s%u_%zu;\n    }\n"
-                          "    p += avk_varint_encode_long(p, (int64_t)%s.len);\n"
-                          "    if (%s.len) {\n        memcpy(p, %s.data, %s.len);\n        p += %s.len;\n    }\n",
-                       m, m, m, rest, run, i, m, m, m, m, m);
+            /* room >= rest here: up to 63 bytes fit in this field's 64;
+             * longer data must fit beside the rest */
+            gen_printf(c, "    if (AVKGEN_LIKELY(%s.len <= 63 && (%s.data || !%s.len))) {\n"
+                          "        *p++ = (uint8_t)(%s.len << 1);\n"
+                          "        avkgen_copy_short(p, (const uint8_t *)%s.data, %s.len);\n"
+                          "        p += %s.len;\n"
+                          "    } else if (AVKGEN_UNLIKELY((%s.len && !%s.data) || %s.len > (size_t)(c->w->end - p) - %zu)) {\n"
+                          "        c->w->pos = p;\n        goto avkgen_s%u_%zu;\n    } else {\n"
+                          "        p += avk_varint_encode_long(p, (int64_t)%s.len);\n"
+                          "        memcpy(p, %s.data, %s.len);\n        p += %s.len;\n    }\n",
+                       m, m, m, m, m, m, m, m, m, m, rest, run, i, m, m, m, m);
             break;
         case AVK_FIXED:
             gen_printf(c, "    memcpy(p, %s.bytes, %zu);\n    p += %zu;\n", m, b, b);
