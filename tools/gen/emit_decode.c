@@ -82,7 +82,8 @@ static void depth_check(gen_ctx *g)
 static void dec_record(gen_ctx *g, const avk_type *t)
 {
     gen_buf *c = &g->c;
-    size_t i, n = avk_type_field_count(t);
+    size_t i, n = avk_type_field_count(t), run_end = 0;
+    unsigned runs = 0;
     gen_puts(c, "    avk_status st = AVK_OK;\n");
     depth_check(g);
     gen_puts(c, "    (void)out;\n    (void)st;\n");
@@ -106,6 +107,29 @@ static void dec_record(gen_ctx *g, const avk_type *t)
         size_t ni;
         if (avk_type_kind(ft) == AVK_NULL)
             continue;
+        if (run_end == 0 && (avk_type_kind(ft) == AVK_LONG || avk_type_kind(ft) == AVK_INT)) {
+            size_t j = i;
+            while (j < n && avk_type_kind(avk_field_type(avk_type_field(t, j))) == avk_type_kind(ft))
+                j++;
+            if (j - i >= 8) {
+                /* A run of 8 or more int or long fields: one bulk kernel call
+                 * when the whole run is buffered, as the library's decoder
+                 * does; on a bad varint nothing is taken and the fields are
+                 * read one by one below, which report the error. */
+                int is_long = avk_type_kind(ft) == AVK_LONG;
+                size_t k;
+                gen_printf(c, "    if (AVKGEN_LIKELY((size_t)(e - p) >= %zuu)) {\n"
+                              "        %s v_[%zu];\n        size_t used_ = 0;\n"
+                              "        if (AVKGEN_LIKELY(avk_varint_decode_%s(p, (size_t)(e - p), v_, %zu, &used_, "
+                              "NULL) == AVK_OK)) {\n",
+                           (j - i) * 10, is_long ? "int64_t" : "int32_t", j - i, is_long ? "longs" : "ints",
+                           j - i);
+                for (k = i; k < j; k++)
+                    gen_printf(c, "            out->%s = v_[%zu];\n", gen_field_member(g, t, k), k - i);
+                gen_printf(c, "            p += used_;\n            goto avkgen_r%u;\n        }\n    }\n", runs);
+                run_end = j;
+            }
+        }
         fast = fast_expr(g, ft, "p", lv);
         if (!fast && gen_is_nullable(ft, &o, &ni) && avk_type_kind(o) != AVK_RECORD &&
             fast_expr(g, o, "q_", "x_")) {
@@ -140,6 +164,10 @@ static void dec_record(gen_ctx *g, const avk_type *t)
             gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n        return %s;\n"
                           "    p = r->pos;\n    e = r->end;\n",
                        fail);
+        }
+        if (run_end && i + 1 == run_end) {
+            gen_printf(c, "avkgen_r%u:;\n", runs++);
+            run_end = 0;
         }
     }
     gen_puts(c, "    r->pos = p;\n    return AVK_OK;\n");

@@ -163,24 +163,166 @@ static void enc_collection(gen_ctx *g, const avk_type *t, int is_map)
     gen_puts(c, "    return avk_writer_write_long(c->w, 0, c->err);\n");
 }
 
+/* Bytes a leaf field may take in the unchecked fast path (varints: the
+ * encoder may store up to AVK_VARINT_LONG_MAX), or 0 when the field is not
+ * written there. Strings and bytes: their length varint (the data is checked
+ * at run time). */
+static size_t fast_bound(const avk_type *t)
+{
+    switch (avk_type_kind(t)) {
+    case AVK_BOOLEAN:
+        return 1;
+    case AVK_FLOAT:
+        return 4;
+    case AVK_DOUBLE:
+        return 8;
+    case AVK_INT:
+    case AVK_LONG:
+    case AVK_ENUM:
+        return 10;
+    case AVK_STRING:
+    case AVK_BYTES:
+        return 64; /* up to 63 bytes with their 1-byte length; longer ones checked */
+    case AVK_FIXED:
+        return avk_type_fixed_size(t) > 0 && avk_type_fixed_size(t) <= 256 ? avk_type_fixed_size(t) : 0;
+    default:
+        return 0;
+    }
+}
+
+/* The fields [from, to) of a record (every one fast_bound > 0 or null)
+ * written with the position in a local and one room check for the run, as the
+ * library's encoder does; a field the fast path cannot take (bad enum,
+ * string without data, string longer than the room left) jumps to the
+ * checked code for that field and the rest of the run, which reports any
+ * error exactly as before. */
+static void enc_run(gen_ctx *g, const avk_type *t, size_t from, size_t to, unsigned run)
+{
+    gen_buf *c = &g->c;
+    size_t i, bound = 0, rest;
+    for (i = from; i < to; i++)
+        bound += fast_bound(avk_field_type(avk_type_field(t, i)));
+    gen_printf(c, "    p = c->w->pos;\n"
+                  "    if (AVKGEN_UNLIKELY((size_t)(c->w->end - p) < %zuu))\n        goto avkgen_s%u_%zu;\n",
+               bound, run, from);
+    rest = bound;
+    for (i = from; i < to; i++) {
+        const avk_type *ft = avk_field_type(avk_type_field(t, i));
+        const char *m = gen_fmt(g, "in->%s", gen_field_member(g, t, i));
+        size_t b = fast_bound(ft), j, k = 0;
+        /* Two or more int/long fields in a row: the bulk kernel (no branch
+         * on each value's length); the room for 10 bytes a value is there. */
+        for (j = i; j < to; j++) {
+            int kj = avk_type_kind(avk_field_type(avk_type_field(t, j)));
+            if (kj == AVK_INT || kj == AVK_LONG)
+                k++;
+            else if (kj != AVK_NULL)
+                break;
+        }
+        if (k >= 2) {
+            size_t n = 0;
+            gen_printf(c, "    {\n        int64_t v_[%zu];\n", k);
+            for (; i < j; i++) {
+                int ki = avk_type_kind(avk_field_type(avk_type_field(t, i)));
+                if (ki == AVK_NULL)
+                    continue;
+                gen_printf(c, "        v_[%zu] = (int64_t)in->%s;\n", n++, gen_field_member(g, t, i));
+            }
+            i--;
+            gen_printf(c, "        p += avk_varint_encode_longs(p, v_, %zu);\n    }\n", k);
+            rest -= 10 * k;
+            continue;
+        }
+        switch (avk_type_kind(ft)) {
+        case AVK_NULL:
+            break;
+        case AVK_BOOLEAN:
+            gen_printf(c, "    *p++ = %s ? 1 : 0;\n", m);
+            break;
+        case AVK_INT:
+        case AVK_LONG:
+            gen_printf(c, "    p += avk_varint_encode_long(p, (int64_t)%s);\n", m);
+            break;
+        case AVK_FLOAT:
+        case AVK_DOUBLE:
+            gen_printf(c, "    memcpy(p, &%s, %zu);\n    p += %zu;\n", m, b, b);
+            break;
+        case AVK_ENUM:
+            gen_printf(c, "    if (AVKGEN_UNLIKELY((unsigned)%s >= %zuu)) {\n"
+                          "        c->w->pos = p;\n        goto avkgen_s%u_%zu;\n    }\n"
+                          "    p += avk_varint_encode_long(p, (int64_t)%s);\n",
+                       m, avk_type_symbol_count(ft), run, i, m);
+            break;
+        case AVK_STRING:
+        case AVK_BYTES:
+            /* room >= rest here: up to 63 bytes fit in this field's 64;
+             * longer data must fit beside the rest */
+            gen_printf(c, "    if (AVKGEN_LIKELY(%s.len <= 63 && (%s.data || !%s.len))) {\n"
+                          "        *p++ = (uint8_t)(%s.len << 1);\n"
+                          "        avkgen_copy_short(p, (const uint8_t *)%s.data, %s.len);\n"
+                          "        p += %s.len;\n"
+                          "    } else if (AVKGEN_UNLIKELY((%s.len && !%s.data) || %s.len > (size_t)(c->w->end - p) - %zu)) {\n"
+                          "        c->w->pos = p;\n        goto avkgen_s%u_%zu;\n    } else {\n"
+                          "        p += avk_varint_encode_long(p, (int64_t)%s.len);\n"
+                          "        memcpy(p, %s.data, %s.len);\n        p += %s.len;\n    }\n",
+                       m, m, m, m, m, m, m, m, m, m, rest, run, i, m, m, m, m);
+            break;
+        case AVK_FIXED:
+            gen_printf(c, "    memcpy(p, %s.bytes, %zu);\n    p += %zu;\n", m, b, b);
+            break;
+        default:
+            break;
+        }
+        rest -= b;
+    }
+    gen_printf(c, "    c->w->pos = p;\n    goto avkgen_e%u;\n", run);
+}
+
+/* Is field i the target of a jump from enc_run (run start, enum, string)? */
+static int run_label(const avk_type *t, size_t from, size_t i)
+{
+    int k = avk_type_kind(avk_field_type(avk_type_field(t, i)));
+    return i == from || k == AVK_ENUM || k == AVK_STRING || k == AVK_BYTES;
+}
+
 void gen_emit_encode(gen_ctx *g, const avk_type *t)
 {
     gen_buf *c = &g->c;
-    size_t i, n;
+    size_t i, n, run_from = (size_t)-1, run_to = 0;
+    unsigned runs = 0;
     gen_printf(c, "static avk_status %s(avkgen_ectx *c, %s const *in)\n{\n", gen_helper(g, "enc", t),
                gen_ctype(g, t));
     switch (avk_type_kind(t)) {
     case AVK_RECORD:
-        gen_puts(c, "    avk_status st = AVK_OK;\n    (void)in;\n    (void)st;\n");
+        gen_puts(c, "    avk_status st = AVK_OK;\n    uint8_t *p;\n    (void)in;\n    (void)st;\n    (void)p;\n");
         n = avk_type_field_count(t);
         for (i = 0; i < n; i++) {
             const avk_field *f = avk_type_field(t, i);
             if (avk_type_kind(avk_field_type(f)) == AVK_NULL)
                 continue;
+            if (fast_bound(avk_field_type(f)) && run_from == (size_t)-1) {
+                size_t j = i, last = i;
+                while (j < n && (fast_bound(avk_field_type(avk_type_field(t, j))) ||
+                                 avk_type_kind(avk_field_type(avk_type_field(t, j))) == AVK_NULL)) {
+                    if (fast_bound(avk_field_type(avk_type_field(t, j))))
+                        last = j; /* the run ends at its last written field */
+                    j++;
+                }
+                j = last + 1;
+                run_from = i;
+                run_to = j;
+                enc_run(g, t, i, j, runs);
+            }
+            if (run_from != (size_t)-1 && run_label(t, run_from, i))
+                gen_printf(c, "avkgen_s%u_%zu:\n", runs, i);
             value_enc(g, avk_field_type(f), gen_fmt(g, "in->%s", gen_field_member(g, t, i)), "    ");
             gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
                           "        return avk_check_path_front(&c->at, AVK_PATH_FIELD, %zu, %s, st);\n",
                        i, gen_cstring(g, avk_field_name(f)));
+            if (run_from != (size_t)-1 && i + 1 >= run_to) {
+                gen_printf(c, "avkgen_e%u:;\n", runs++);
+                run_from = (size_t)-1;
+            }
         }
         gen_puts(c, "    (void)c;\n    return AVK_OK;\n");
         break;

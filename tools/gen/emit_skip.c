@@ -49,10 +49,109 @@ static void depth_check(gen_ctx *g)
                     "        return avkgen_depth_error(c->r, c->max_depth, c->err);\n");
 }
 
+/* Bytes a leaf field takes at most in the fast path below (varints: 10, the
+ * most a valid one has), or 0 when it is not skipped there. */
+static size_t fast_bound(const avk_type *t)
+{
+    switch (avk_type_kind(t)) {
+    case AVK_BOOLEAN:
+        return 1;
+    case AVK_FLOAT:
+        return 4;
+    case AVK_DOUBLE:
+        return 8;
+    case AVK_INT:
+    case AVK_LONG:
+    case AVK_ENUM:
+    case AVK_STRING:
+    case AVK_BYTES:
+        return 10;
+    case AVK_FIXED:
+        return avk_type_fixed_size(t) <= 4096 ? avk_type_fixed_size(t) : 0;
+    default:
+        return 0;
+    }
+}
+
+/* The leaf fields [from, to) of a record skipped with the position in a
+ * local and one bounds check for the run (as the library's skipper runs
+ * over fixed-size fields): varints of up to 9 bytes (longs) or 4 (ints),
+ * booleans 0/1, one-byte enum indexes and string lengths in range. Anything
+ * else jumps to the checked code from that field on, which reads from the
+ * same byte and reports errors exactly as before. */
+static void skip_run(gen_ctx *g, const avk_type *t, size_t from, size_t to, unsigned run)
+{
+    gen_buf *c = &g->c;
+    size_t i, bound = 0, rest;
+    for (i = from; i < to; i++)
+        bound += fast_bound(avk_field_type(avk_type_field(t, i)));
+    gen_printf(c, "    p = c->r->pos;\n"
+                  "    if (AVKGEN_UNLIKELY((size_t)(c->r->end - p) < %zuu))\n        goto avkgen_s%u_%zu;\n",
+               bound, run, from);
+    rest = bound;
+    for (i = from; i < to; i++) {
+        const avk_type *ft = avk_field_type(avk_type_field(t, i));
+        size_t b = fast_bound(ft);
+        const char *slow = gen_fmt(g, "{\n        c->r->pos = p;\n        goto avkgen_s%u_%zu;\n    }\n", run, i);
+        switch (avk_type_kind(ft)) {
+        case AVK_NULL:
+            break;
+        case AVK_BOOLEAN:
+            gen_printf(c, "    if (AVKGEN_UNLIKELY(*p > 1)) %s    p++;\n", slow);
+            break;
+        case AVK_INT:
+        case AVK_LONG:
+            /* a valid int has at most 5 bytes and 4 bits in the last, a
+             * long 10 bytes and 1 bit in the last */
+            /* the length from one 8-byte load (no branch on it); 9 and 10
+             * byte longs byte by byte */
+            gen_printf(c, "    {\n        uint64_t w_, m_;\n        size_t n_;\n"
+                          "        memcpy(&w_, p, 8);\n"
+                          "        m_ = ~w_ & 0x8080808080808080ULL;\n"
+                          "        n_ = m_ ? (AVKGEN_CTZ64(m_) >> 3) : 8;\n"
+                          "        while (n_ < %d && p[n_] >= 0x80)\n            n_++;\n"
+                          "        if (AVKGEN_UNLIKELY(n_ >= %d || (n_ == %d && p[%d] > %d))) %s"
+                          "        p += n_ + 1;\n    }\n",
+                       avk_type_kind(ft) == AVK_INT ? 5 : 10, avk_type_kind(ft) == AVK_INT ? 5 : 10,
+                       avk_type_kind(ft) == AVK_INT ? 4 : 9, avk_type_kind(ft) == AVK_INT ? 4 : 9,
+                       avk_type_kind(ft) == AVK_INT ? 15 : 1, slow);
+            break;
+        case AVK_ENUM:
+            gen_printf(c, "    if (AVKGEN_UNLIKELY(*p >= 0x80 || (*p & 1) || (*p >> 1) >= %zuu)) %s    p++;\n",
+                       avk_type_symbol_count(ft), slow);
+            break;
+        case AVK_STRING:
+        case AVK_BYTES:
+            /* room >= rest here; the payload must leave the rest */
+            gen_printf(c, "    if (AVKGEN_UNLIKELY(*p >= 0x80 || (*p & 1) || (uint64_t)(*p >> 1) > c->lim.max_bytes ||\n"
+                          "                        (size_t)(*p >> 1) > (size_t)(c->r->end - p) - %zuu)) %s"
+                          "    p += 1 + (*p >> 1);\n",
+                       rest, slow);
+            break;
+        case AVK_FLOAT:
+        case AVK_DOUBLE:
+        case AVK_FIXED:
+            if (b)
+                gen_printf(c, "    p += %zu;\n", b);
+            break;
+        default:
+            break;
+        }
+        rest -= b;
+    }
+    gen_printf(c, "    c->r->pos = p;\n    goto avkgen_e%u;\n", run);
+}
+
+static int skip_fast(const avk_type *t)
+{
+    return fast_bound(t) > 0 || (avk_type_kind(t) == AVK_FIXED && avk_type_fixed_size(t) == 0);
+}
+
 void gen_emit_skip(gen_ctx *g, const avk_type *t)
 {
     gen_buf *c = &g->c;
-    size_t i, n;
+    size_t i, n, run_from = (size_t)-1, run_to = 0;
+    unsigned runs = 0;
     avk_kind k = avk_type_kind(t);
     if (k == AVK_ENUM || k == AVK_FIXED) {
         /* Leaves: skipped inline; a helper only for the public function. */
@@ -66,17 +165,42 @@ void gen_emit_skip(gen_ctx *g, const avk_type *t)
     gen_printf(c, "static avk_status %s(avkgen_sctx *c, size_t level)\n{\n", gen_helper(g, "skip", t));
     switch (k) {
     case AVK_RECORD:
-        gen_puts(c, "    avk_status st = AVK_OK;\n    (void)st;\n");
+        gen_puts(c, "    avk_status st = AVK_OK;\n    const uint8_t *p;\n    (void)st;\n    (void)p;\n");
         depth_check(g);
         n = avk_type_field_count(t);
         for (i = 0; i < n; i++) {
             const avk_field *f = avk_type_field(t, i);
-            if (avk_type_kind(avk_field_type(f)) == AVK_NULL)
+            avk_kind fk = avk_type_kind(avk_field_type(f));
+            if (fk == AVK_NULL)
                 continue;
+            if (skip_fast(avk_field_type(f)) && run_from == (size_t)-1) {
+                size_t j = i, last = i, w = 0;
+                while (j < n && (skip_fast(avk_field_type(avk_type_field(t, j))) ||
+                                 avk_type_kind(avk_field_type(avk_type_field(t, j))) == AVK_NULL)) {
+                    if (skip_fast(avk_field_type(avk_type_field(t, j)))) {
+                        last = j; /* the run ends at its last skipped field */
+                        w++;
+                    }
+                    j++;
+                }
+                if (w >= 2) {
+                    run_from = i;
+                    run_to = last + 1;
+                    skip_run(g, t, i, last + 1, runs);
+                }
+            }
+            if (run_from != (size_t)-1 && i < run_to &&
+                (i == run_from || fk == AVK_BOOLEAN || fk == AVK_INT || fk == AVK_LONG || fk == AVK_ENUM ||
+                 fk == AVK_STRING || fk == AVK_BYTES))
+                gen_printf(c, "avkgen_s%u_%zu:\n", runs, i);
             value_skip(g, avk_field_type(f), "level + 1", "    ");
             gen_printf(c, "    if (AVKGEN_UNLIKELY(st != AVK_OK))\n"
                           "        return avkgen_front(&c->at, AVK_PATH_FIELD, %zu, %s, st);\n",
                        i, gen_cstring(g, avk_field_name(f)));
+            if (run_from != (size_t)-1 && i + 1 >= run_to) {
+                gen_printf(c, "avkgen_e%u:;\n", runs++);
+                run_from = (size_t)-1;
+            }
         }
         gen_puts(c, "    return AVK_OK;\n");
         break;
