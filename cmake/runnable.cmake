@@ -15,6 +15,14 @@ function(avk_runnable target out)
     string(APPEND words "'${word}' ")
   endforeach()
   set(wrapper ${PROJECT_BINARY_DIR}/emulated/${target})
+  # Several test folders may ask for the same program: its wrapper is
+  # written once (CMake refuses two commands generating one file).
+  get_property(done GLOBAL PROPERTY AVK_RUNNABLE_${target})
+  if(done)
+    set(${out} ${wrapper} PARENT_SCOPE)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY AVK_RUNNABLE_${target} TRUE)
   file(GENERATE OUTPUT ${wrapper}
     CONTENT "#!/bin/sh\n# Runs ${target} (built for ${CMAKE_SYSTEM_PROCESSOR}) under the emulator.\nexec ${words}'$<TARGET_FILE:${target}>' \"$@\"\n"
     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE

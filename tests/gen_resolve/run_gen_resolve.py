@@ -61,6 +61,8 @@ def main():
         ap.add_argument(opt, required=True)
     ap.add_argument("--cxx")
     ap.add_argument("--cflags", default="", help="the build's C flags (sanitizers)")
+    ap.add_argument("--emulator", default="",
+                    help="a cross build's emulator (a CMake list) that runs the test program")
     a = ap.parse_args()
     if not os.path.isdir(os.path.join(a.interop, "apache", "resolution-pairs")):
         print("gen_resolve: skipped: the shared interop data (%s) is absent" % a.interop)
@@ -180,7 +182,8 @@ def main():
     if run.returncode != 0:
         print("gen_resolve: the test program does not build:\n" + run.stderr[:20000])
         return 1
-    run = subprocess.run([exe], capture_output=True, text=True)
+    emulator = [w for w in a.emulator.split(";") if w]
+    run = subprocess.run(emulator + [exe], capture_output=True, text=True)
     sys.stdout.write(run.stdout)
     sys.stdout.write(run.stderr)
     if reader_failures:
