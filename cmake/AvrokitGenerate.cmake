@@ -44,10 +44,16 @@ function(avrokit_generate)
   endif()
   if(DEFINED AVROKIT_GENERATE_COMMAND)
     set(cli ${AVROKIT_GENERATE_COMMAND})
+    set(cli_dep ${AVROKIT_GENERATE_COMMAND})
   elseif(TARGET avrokit::avrokit_cli)
     set(cli avrokit::avrokit_cli)
+    set(cli_dep avrokit::avrokit_cli)
   elseif(TARGET avrokit_cli)
-    set(cli avrokit_cli) # avrokit built as a subdirectory with AVK_BUILD_TOOLS=ON
+    # avrokit's own build, or a subdirectory with AVK_BUILD_TOOLS=ON: the
+    # program's path, under the emulator of a cross build that has one (CMake
+    # would not put the path for the name in a cross build without one, -m32).
+    set(cli ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:avrokit_cli>)
+    set(cli_dep avrokit_cli)
   else()
     message(FATAL_ERROR "avrokit_generate(TARGET ${AG_TARGET}): no avrokit program: this avrokit "
       "was built without its CLI (AVK_BUILD_TOOLS=OFF); set AVROKIT_GENERATE_COMMAND to one")
@@ -95,7 +101,7 @@ function(avrokit_generate)
     OUTPUT ${outputs}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
     COMMAND ${cli} ${args} -o ${dir}
-    DEPENDS ${inputs} ${cli}
+    DEPENDS ${inputs} ${cli_dep}
     COMMENT "avrokit gen: ${count} schema file(s) for ${AG_TARGET}"
     VERBATIM)
   target_sources(${AG_TARGET} PRIVATE ${outputs})
