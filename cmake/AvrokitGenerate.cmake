@@ -46,7 +46,9 @@ function(avrokit_generate)
     set(cli ${AVROKIT_GENERATE_COMMAND})
     set(cli_dep ${AVROKIT_GENERATE_COMMAND})
   elseif(TARGET avrokit::avrokit_cli)
-    set(cli avrokit::avrokit_cli)
+    # The installed program by its path, under a cross build's emulator when
+    # there is one (CMake runs an imported program under none by itself).
+    set(cli ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:avrokit::avrokit_cli>)
     set(cli_dep avrokit::avrokit_cli)
   elseif(TARGET avrokit_cli)
     # avrokit's own build, or a subdirectory with AVK_BUILD_TOOLS=ON: the
