@@ -89,7 +89,8 @@ fuzz: deps
 	bash fuzz/run-all.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # Portable builds: the library, CLI and whole suite for 64-bit Arm (Debian's
-# cross compiler, every test under qemu-user) and for 32-bit x86 (gcc -m32),
+# cross compiler, every test under qemu-user) and for 32-bit x86 (gcc -m32; tests
+# natively, or under qemu-i386 where the kernel cannot execute 32-bit programs),
 # against Debian's :arm64 / :i386 packages of the dependencies. No benchmarks.
 # The last lines say which kernels ran there (the portable scalar one).
 PORT_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAVK_WERROR=ON -DAVK_BUILD_BENCH=OFF
@@ -108,7 +109,8 @@ test-m32:
 	  $(PORT_FLAGS) $(CMAKE_FLAGS)
 	cmake --build $(M32_BUILD) -j $(JOBS)
 	ctest --test-dir $(M32_BUILD) --output-on-failure -j $(JOBS); rc=$$?; \
-	  $(M32_BUILD)/tools/avrokit/avrokit --version | sed -n '2,3p'; exit $$rc
+	  cli=$(M32_BUILD)/emulated/avrokit_cli; [ -x $$cli ] || cli=$(M32_BUILD)/tools/avrokit/avrokit; \
+	  $$cli --version | sed -n '2,3p'; exit $$rc
 
 # Warnings are errors under clang as well, and under gcc at -O3 (Release),
 # where the flow analyses see the most (the library and tools of a gcc Release

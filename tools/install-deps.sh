@@ -36,9 +36,11 @@ case "$mode" in
   m32)
     # What gcc-multilib and g++-multilib bring for -m32, without them: Debian
     # has gcc-multilib conflict with the cross compilers (gcc-aarch64-linux-gnu),
-    # and both builds should fit on one machine.
+    # and both builds should fit on one machine. qemu-user-static runs the
+    # 32-bit programs where the kernel has no IA32 emulation.
     foreign=i386
-    PACKAGES=("${BUILD[@]}" "${PEERS[@]}" lib32gcc-12-dev lib32stdc++-12-dev libc6-dev-i386)
+    PACKAGES=("${BUILD[@]}" "${PEERS[@]}" lib32gcc-12-dev lib32stdc++-12-dev libc6-dev-i386
+              qemu-user-static)
     for p in "${LIBS[@]}"; do PACKAGES+=("$p:i386"); done
     ;;
   *)

@@ -19,11 +19,13 @@ static void value_enc(gen_ctx *g, const avk_type *t, const char *lv, const char 
     case AVK_LONG:
         gen_printf(c, "%sst = avk_writer_write_long(c->w, %s, c->err);\n", ind, lv);
         break;
+    /* Floats are written from their bytes, never passed by value: on 32-bit
+     * x86 an x87 load quiets a signalling NaN, and every bit must survive. */
     case AVK_FLOAT:
-        gen_printf(c, "%sst = avk_writer_write_float(c->w, %s, c->err);\n", ind, lv);
+        gen_printf(c, "%sst = avk_writer_write_raw(c->w, &%s, sizeof(float), c->err);\n", ind, lv);
         break;
     case AVK_DOUBLE:
-        gen_printf(c, "%sst = avk_writer_write_double(c->w, %s, c->err);\n", ind, lv);
+        gen_printf(c, "%sst = avk_writer_write_raw(c->w, &%s, sizeof(double), c->err);\n", ind, lv);
         break;
     case AVK_STRING:
     case AVK_BYTES:

@@ -26,7 +26,9 @@ static void value_tov(gen_ctx *g, const avk_type *t, const char *lv, const char 
         return;
     }
     gen_printf(c, "%s(%s)->type = %s;\n", ind, out, texpr);
-    if (m)
+    if (m && (m[0] == 'f' || m[0] == 'd')) /* bit for bit: an x87 load on 32-bit x86 quiets a signalling NaN */
+        gen_printf(c, "%smemcpy(&(%s)->u.%s, &%s, sizeof %s);\n", ind, out, m, lv, lv);
+    else if (m)
         gen_printf(c, "%s(%s)->u.%s = %s;\n", ind, out, m, lv);
     gen_printf(c, "%sst = AVK_OK;\n", ind);
 }
@@ -188,7 +190,11 @@ static void value_fromv(gen_ctx *g, const avk_type *t, const char *v, const char
         gen_printf(c, "%sst = %s(%s, arena, &%s, err);\n", ind, gen_helper(g, "fromv", t), v, lv);
         return;
     }
-    gen_printf(c, "%s%s = (%s)->u.%s;\n%sst = AVK_OK;\n", ind, lv, v, m, ind);
+    if (m[0] == 'f' || m[0] == 'd') /* bit for bit: an x87 load on 32-bit x86 quiets a signalling NaN */
+        gen_printf(c, "%smemcpy(&%s, &(%s)->u.%s, sizeof %s);\n%sst = AVK_OK;\n", ind, lv, v, m, lv,
+                   ind);
+    else
+        gen_printf(c, "%s%s = (%s)->u.%s;\n%sst = AVK_OK;\n", ind, lv, v, m, ind);
 }
 
 static void kind_check(gen_ctx *g, const avk_type *t)
