@@ -365,7 +365,7 @@ done:
 /* The OR and the minimum of a group of 8 zigzagged values, as trees (a
  * loop makes one chain of 8 compare-and-moves: about 2 cycles a value).
  * The OR stands in for the maximum: it has the same highest bit, and the
- * length classes split at powers of two (2^7, 2^14, 2^28, 2^56), so the OR
+ * length classes split at powers of two (2^7, 2^14), so the OR
  * is in the maximum's class and costs no compares. */
 AVKI_KTARGET static inline void AVKI_KFN(group_stats)(const uint64_t *u, uint64_t *any,
                                                       uint64_t *mn)
@@ -388,8 +388,8 @@ AVKI_KTARGET static inline uint64_t AVKI_KFN(pack8)(const uint64_t *u)
 
 /* Groups of 8, by what their lengths look like:
  *   all 1 byte        one 8-byte store of the packed values;
- *   all in one class  (the classes of the single-value rule: 1-2, 3-4, 5-8,
- *                     9-10 bytes) the single-value rule, whose branches are
+ *   all in one class  (the classes of the single-value rule: 1-2 bytes, or
+ *                     3-10 bytes) the single-value rule, whose branch is
  *                     then all taken the same way; the next 7 groups skip
  *                     the stats and do the same, every 8th looks again;
  *   mixed             AVKI_ENCODE_ANY, with no branch on the length.
@@ -405,7 +405,7 @@ AVKI_KTARGET static size_t AVKI_KFN(encode_longs)(uint8_t *out, const int64_t *i
         uint64_t u[8], any, mn;
         size_t k;
         if (mode == 1 && (++group & 7) != 0) {
-            /* Lengths of one class (1-2, 3-4, 5-8 or 9-10 bytes) lately:
+            /* Lengths of one class (1-2 or 3-10 bytes) lately:
              * the single-value rule, whose branches are then predicted. */
             for (k = 0; k < 8; k++)
                 p += AVKI_ENCODE(p, avk_zigzag_encode64(in[i + k]));
@@ -447,7 +447,7 @@ AVKI_KTARGET static size_t AVKI_KFN(encode_ints)(uint8_t *out, const int32_t *in
         uint64_t u[8], any, mn;
         size_t k;
         if (mode == 1 && (++group & 7) != 0) {
-            /* Lengths of one class (1-2, 3-4, 5-8 or 9-10 bytes) lately:
+            /* Lengths of one class (1-2 or 3-10 bytes) lately:
              * the single-value rule, whose branches are then predicted. */
             for (k = 0; k < 8; k++)
                 p += AVKI_ENCODE(p, avk_zigzag_encode32(in[i + k]));

@@ -13,8 +13,7 @@
     ((len) <= 2 ? ((x) & 0x7f) | (((x) >> 1) & 0x3f80)                  \
                 : (len) <= 4 ? avki_compact28(x) : avki_compact56(x))
 #define AVKI_ENCODE(p, u) avki_encode_u64_any((p), (u))
-#define AVKI_ENCODE_ANY(p, u) \
-    AVKI_ENCODE_BRANCHFREE(p, u, avki_spread56((u) & ((1ULL << 56) - 1)), avki_varint_len(u))
+#define AVKI_ENCODE_ANY(p, u) ((p) += avki_encode_u64_word((p), (u)))
 /* Without PEXT, packing several values per word costs more than the chain
  * it saves where lengths vary: four short values per word when they fit,
  * else one value per step by the branch-free word decoder. */

@@ -3,9 +3,48 @@
 #include "common/error.h"
 #include "varint/varint_word.h"
 
-/* The inline codec in varint.h handles the short lengths with branches the
- * predictor learns; these out-of-line halves take the rest, so the inline
- * part stays small enough to inline everywhere. */
+/* The inline encoder's tables (varint.h), by z, the count of leading zero
+ * bits of the zigzagged value: len_by_clz[z] is its length, ceil((64 - z) / 7)
+ * (at least 1); cont_by_clz[z] has 0x80 in each of its first 8 bytes but the
+ * last (in all 8 for lengths 9 and 10). z = 0 is a 64-bit value, z = 64 is 0. */
+const uint8_t avk_varint_len_by_clz[65] = {
+    10, 9, 9, 9, 9, 9, 9, 9, 8, 8, 8, 8, 8, 8, 8, 7,
+    7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 5, 5, 5,
+    5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3,
+    3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+    1,
+};
+
+const uint64_t avk_varint_cont_by_clz[65] = {
+    0x8080808080808080ULL, 0x8080808080808080ULL, 0x8080808080808080ULL,
+    0x8080808080808080ULL, 0x8080808080808080ULL, 0x8080808080808080ULL,
+    0x8080808080808080ULL, 0x8080808080808080ULL, 0x0080808080808080ULL,
+    0x0080808080808080ULL, 0x0080808080808080ULL, 0x0080808080808080ULL,
+    0x0080808080808080ULL, 0x0080808080808080ULL, 0x0080808080808080ULL,
+    0x0000808080808080ULL, 0x0000808080808080ULL, 0x0000808080808080ULL,
+    0x0000808080808080ULL, 0x0000808080808080ULL, 0x0000808080808080ULL,
+    0x0000808080808080ULL, 0x0000008080808080ULL, 0x0000008080808080ULL,
+    0x0000008080808080ULL, 0x0000008080808080ULL, 0x0000008080808080ULL,
+    0x0000008080808080ULL, 0x0000008080808080ULL, 0x0000000080808080ULL,
+    0x0000000080808080ULL, 0x0000000080808080ULL, 0x0000000080808080ULL,
+    0x0000000080808080ULL, 0x0000000080808080ULL, 0x0000000080808080ULL,
+    0x0000000000808080ULL, 0x0000000000808080ULL, 0x0000000000808080ULL,
+    0x0000000000808080ULL, 0x0000000000808080ULL, 0x0000000000808080ULL,
+    0x0000000000808080ULL, 0x0000000000008080ULL, 0x0000000000008080ULL,
+    0x0000000000008080ULL, 0x0000000000008080ULL, 0x0000000000008080ULL,
+    0x0000000000008080ULL, 0x0000000000008080ULL, 0x0000000000000080ULL,
+    0x0000000000000080ULL, 0x0000000000000080ULL, 0x0000000000000080ULL,
+    0x0000000000000080ULL, 0x0000000000000080ULL, 0x0000000000000080ULL,
+    0x0000000000000000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL,
+    0x0000000000000000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL,
+    0x0000000000000000ULL, 0x0000000000000000ULL,
+};
+
+/* The inline decoder in varint.h handles the short lengths with branches
+ * the predictor learns; these out-of-line halves take the rest, so the
+ * inline part stays small enough to inline everywhere. The inline encoder
+ * needs no out-of-line half any more; this one encodes any value with no
+ * branch, for callers built against earlier headers. */
 size_t avk_varint_encode_u64_slow(uint8_t *out, uint64_t u)
 {
     return avki_encode_u64_word(out, u);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "avrokit/macros.h"
+#include "avrokit/varint.h"
 
 /* A varint byte: bit 7 says another byte follows (continuation), bits 0-6
  * carry 7 bits of the value, least significant group first. Loaded as a
@@ -129,89 +130,45 @@ static inline size_t avki_decode_careful(const uint8_t *p, size_t len, unsigned 
     return 0;
 }
 
-/* Encodes a value of 9 or 10 bytes (u >= 2^56); out needs 10 bytes. The
- * first 8 bytes all continue; byte 8 holds bits 56-62, and continues into
- * a 10th byte (holding bit 63) when u >= 2^63. */
-static inline size_t avki_encode_u64_9_10(uint8_t *out, uint64_t u)
-{
-    uint64_t hi = u >> 56;
-    avki_store64(out, avki_spread56(u & ((1ULL << 56) - 1)) | AVKI_HIGH_BITS);
-    if (hi < 0x80) {
-        out[8] = (uint8_t)hi;
-        return 9;
-    }
-    out[8] = (uint8_t)(hi | 0x80);
-    out[9] = 1;
-    return 10;
-}
-
-/* Encodes any u storing whole words: out needs 10 writable bytes (bytes
- * past the encoding may be overwritten). Returns the length. Up to 8 bytes
- * (u < 2^56) it is branch-free: the length from the highest set bit, the
- * continuation bits as one shifted mask. */
-static inline size_t avki_encode_u64_word(uint8_t *out, uint64_t u)
-{
-    if (AVK_LIKELY(u < (1ULL << 56))) {
-        unsigned len = avki_varint_len(u);
-        /* Continuation bits on bytes 0 .. len-2 (len 1: shift 64 avoided). */
-        uint64_t cont = len > 1 ? AVKI_HIGH_BITS >> (72 - 8 * len) : 0;
-        avki_store64(out, avki_spread56(u) | cont);
-        return len;
-    }
-    return avki_encode_u64_9_10(out, u);
-}
-
-/* Encodes 2^14 <= u < 2^28 (3 or 4 bytes) with one 4-byte store and no
- * branch between the two lengths; out needs 4 writable bytes. */
-/* The four 7-bit groups shift up by 0, 1, 2 and 3 bits into their bytes;
- * bytes 0 and 1 always continue, byte 2 when there is a 4th (four). */
-static inline size_t avki_encode_u64_3_4(uint8_t *out, uint64_t u)
-{
-    uint32_t x = (uint32_t)u, four = x >= (1u << 21);
-    x = (x & 0x7f) | ((x << 1) & 0x7f00) | ((x << 2) & 0x7f0000) | ((x << 3) & 0x7f000000);
-    x |= 0x8080u | (four << 23);
-    memcpy(out, &x, 4);
-    return 3 + (size_t)four;
-}
-
 /* Encodes any u with the rule of the inline avk_varint_encode_long: below
- * 2^14 (1 or 2 bytes) with no branch on which of the two, below 2^28 (3 or
- * 4) likewise, longer ones through the word encoder. out needs 10 writable
- * bytes. */
+ * 2^14 (1 or 2 bytes) with no branch on which of the two, longer ones with
+ * no branch on their length. out needs 10 writable bytes. */
 static inline size_t avki_encode_u64_any(uint8_t *out, uint64_t u)
 {
-    if (AVK_LIKELY(u < 0x4000)) {
-        uint64_t two = u >= 0x80;
-        out[0] = (uint8_t)(u | (two << 7));
-        out[1] = (uint8_t)(u >> 7);
-        return 1 + (size_t)two;
-    }
-    if (AVK_LIKELY(u < (1u << 28)))
-        return avki_encode_u64_3_4(out, u);
-    return avki_encode_u64_word(out, u);
+    return avk_varint_encode_u64(out, u);
 }
 
-/* Encodes any u with no branch on its length: 8 spread bytes, then bytes
- * 8 and 9 stored whatever the length (a shorter value's next bytes are
- * written over, or lie past the encoding). out needs 10 writable bytes.
- * spread56 is the 7-bit spread of a value below 2^56 (shifts, or PDEP). */
-#define AVKI_ENCODE_BRANCHFREE(out, u, spread56, len_of)                                   \
+/* Encodes any u with no branch on its length, 1 byte included: 8 spread
+ * bytes, then bytes 8 and 9 stored whatever the length (a shorter value's
+ * next bytes are written over, or lie past the encoding); length and
+ * continuation bits from the inline encoder's tables. out needs 10 writable
+ * bytes. spread56 is the 7-bit spread of a value below 2^56 (shifts, or
+ * PDEP). */
+#define AVKI_ENCODE_BRANCHFREE(out, u, spread56)                                          \
     do {                                                                                  \
-        unsigned len_ = (len_of);                                                         \
-        unsigned c_ = len_ - 1 < 8 ? len_ - 1 : 8; /* bytes with continuation bits */     \
-        uint64_t cont_ = c_ >= 8 ? AVKI_HIGH_BITS : AVKI_HIGH_BITS & ((1ULL << (8 * c_)) - 1); \
-        avki_store64((out), (spread56) | cont_);                                          \
+        unsigned z_ = (unsigned)__builtin_clzll((u) | 1);                                 \
+        avki_store64((out), (spread56) | avk_varint_cont_by_clz[z_]);                     \
         (out)[8] = (uint8_t)((u) >> 56); /* bit 7 is bit 63: the 10th byte's flag */     \
         (out)[9] = 1;                                                                     \
-        (out) += len_;                                                                    \
+        (out) += avk_varint_len_by_clz[z_];                                               \
     } while (0)
 
-/* Which branch of the single-value encode rule u takes: below 2^14, 2^28,
- * 2^56, or above. Values of one class take the same branches, so a group
- * of them encodes with predicted branches (varint_bulk_template.h). */
+/* Encodes any u with no branch at all (AVKI_ENCODE_BRANCHFREE with the
+ * shift spread); out needs 10 writable bytes. Returns the length. For
+ * encoders that mix lengths at one call site (the fields of a record). */
+static inline size_t avki_encode_u64_word(uint8_t *out, uint64_t u)
+{
+    uint8_t *p = out;
+    AVKI_ENCODE_BRANCHFREE(p, u, avki_spread56(u & ((1ULL << 56) - 1)));
+    return (size_t)(p - out);
+}
+
+/* Which branch of the single-value encode rule u takes: below 2^14 or not.
+ * Values of one class take the same branch, so a group of them encodes
+ * with predicted branches (varint_bulk_template.h). */
 static inline unsigned avki_encode_class(uint64_t u)
 {
-    return (unsigned)(u >= 0x4000) + (unsigned)(u >= (1u << 28)) + (unsigned)(u >= (1ULL << 56));
+    return (unsigned)(u >= 0x4000);
 }
 
 /* The low len bytes of a word set (len 0 to 8). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The shared library exports exactly the public API: every function the
-public headers declare is marked AVK_EXPORT and exported, and nothing else is.
+public headers declare (and every constant, AVK_EXPORT extern const) is marked
+AVK_EXPORT and exported, and nothing else is.
 
 Usage: exports_check.py INCLUDE_DIR LIBRARY [NM]
        exports_check.py --self-test
@@ -46,8 +47,9 @@ def statements(text):
 
 def declarations(text):
     """(name, marked) for each function a header declares for linking:
-    not static or inline, not a typedef. Problems (data or unprefixed
-    functions) come back as (None, statement)."""
+    not static or inline, not a typedef; and for each exported constant
+    (AVK_EXPORT extern const). Problems (other data) come back as
+    (None, statement)."""
     found = []
     for s in statements(strip(text)):
         words = re.findall(r"\w+", s.split("(", 1)[0])
@@ -59,7 +61,13 @@ def declarations(text):
             continue  # a tag definition or forward declaration
         m = re.search(r"(\w+)\s*\(", s)
         if not m:
-            found.append((None, "public data: " + s))
+            # Data may be public only as an exported constant (the tables of
+            # an inline codec); anything else is a problem.
+            d = re.match(r"^AVK_EXPORT\s+extern\s+const\b[^=;]*?\b(\w+)\s*(\[[^\]]*\])?\s*;$", s)
+            if d:
+                found.append((d.group(1), True))
+            else:
+                found.append((None, "public data: " + s))
             continue
         found.append((m.group(1), "AVK_EXPORT" in s[: m.start()]))
     return found
@@ -116,6 +124,7 @@ int helper(void);
 static inline int avk_inline_one(int x) { if (x) { return 1; } return 0; }
 AVK_INLINE int avk_inline_two(void) { return 2; }
 extern int avk_global;
+AVK_EXPORT extern const uint64_t avk_table[65];
 #ifdef __cplusplus
 }
 #endif
@@ -123,7 +132,8 @@ extern int avk_global;
 '''
     got = declarations(header)
     want = [("avk_name", True), ("avk_two_lines", True), ("avk_unmarked", False),
-            ("helper", False), (None, "public data: extern int avk_global;")]
+            ("helper", False), (None, "public data: extern int avk_global;"),
+            ("avk_table", True)]
     if got != want:
         print(f"exports_check self-test: got {got}, want {want}", file=sys.stderr)
         return 1
