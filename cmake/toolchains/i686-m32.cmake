@@ -2,9 +2,10 @@
 # generation run the 32-bit programs natively where the kernel can execute them
 # (IA32 emulation), and under qemu-user where it cannot.
 # Needs lib32gcc-12-dev, lib32stdc++-12-dev, libc6-dev-i386 and the dependencies'
-# :i386 -dev packages (tools/install-deps.sh m32 installs them; gcc-multilib
-# would pull the same in; qemu-user-static for kernels without IA32 emulation, but Debian makes it conflict with the aarch64 cross
-# compiler, so the two builds could not share a machine).
+# :i386 -dev packages, and qemu-user-static where the kernel has no IA32
+# emulation (tools/install-deps.sh m32 installs them; gcc-multilib would pull
+# the same in, but Debian makes it conflict with the aarch64 cross compiler,
+# so the two builds could not share a machine).
 #   cmake -S . -B build-m32 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/i686-m32.cmake
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR i686)

@@ -48,8 +48,8 @@ AVK_EXPORT size_t avk_varint_decode_u64_long(const uint8_t *in, uint64_t *out);
 AVK_EXPORT size_t avk_varint_decode_u32_slow(const uint8_t *in, size_t len, uint32_t *out);
 
 /* Tables of the inline encoder, indexed by the count of leading zero bits of
- * a zigzagged value of 3 bytes or more: its length, and the continuation
- * bits of its first 8 bytes. */
+ * a zigzagged value (64 for 0): its length, and the continuation bits of its
+ * first 8 bytes. */
 AVK_EXPORT extern const uint8_t avk_varint_len_by_clz[65];
 AVK_EXPORT extern const uint64_t avk_varint_cont_by_clz[65];
 

@@ -12,7 +12,7 @@
 #define AVKI_EXTRACT0(x, len)                                           \
     ((len) <= 2 ? ((x) & 0x7f) | (((x) >> 1) & 0x3f80)                  \
                 : (len) <= 4 ? avki_compact28(x) : avki_compact56(x))
-#define AVKI_ENCODE(p, u) avki_encode_u64_any((p), (u))
+#define AVKI_ENCODE(p, u) avk_varint_encode_u64((p), (u))
 #define AVKI_ENCODE_ANY(p, u) ((p) += avki_encode_u64_word((p), (u)))
 /* Without PEXT, packing several values per word costs more than the chain
  * it saves where lengths vary: four short values per word when they fit,

@@ -130,14 +130,6 @@ static inline size_t avki_decode_careful(const uint8_t *p, size_t len, unsigned 
     return 0;
 }
 
-/* Encodes any u with the rule of the inline avk_varint_encode_long: below
- * 2^14 (1 or 2 bytes) with no branch on which of the two, longer ones with
- * no branch on their length. out needs 10 writable bytes. */
-static inline size_t avki_encode_u64_any(uint8_t *out, uint64_t u)
-{
-    return avk_varint_encode_u64(out, u);
-}
-
 /* Encodes any u with no branch on its length, 1 byte included: 8 spread
  * bytes, then bytes 8 and 9 stored whatever the length (a shorter value's
  * next bytes are written over, or lie past the encoding); length and

@@ -14,7 +14,7 @@ AVKI_KTARGET static inline size_t bmi2_encode_one(uint8_t *p, uint64_t u)
 {
     uint8_t *start = p;
     if (AVK_LIKELY(u < 0x4000)) /* 1-2 bytes: no branch between the two */
-        return avki_encode_u64_any(p, u);
+        return avk_varint_encode_u64(p, u);
     AVKI_ENCODE_BRANCHFREE(p, u, _pdep_u64((u), AVKI_LOW7_BITS));
     return (size_t)(p - start);
 }
