@@ -69,5 +69,19 @@ export DEBIAN_FRONTEND=noninteractive
 if [ -n "$foreign" ] && ! dpkg --print-foreign-architectures | grep -qx "$foreign"; then
   $SUDO dpkg --add-architecture "$foreign"
 fi
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# A mirror in the middle of a sync serves index files of the wrong size for a
+# minute or two ("File has unexpected size ... Mirror sync in progress?"),
+# which failed a CI run: each apt step is tried a few times, 30 s apart. An
+# update that keeps failing leaves the indexes it could not fetch as they were,
+# and the install is still tried with them.
+attempt() {
+  local tries=$1 n=1; shift
+  until "$@"; do
+    [ "$n" -ge "$tries" ] && return 1
+    echo "install-deps: '$*' failed (try $n of $tries); again in 30 s" >&2
+    n=$((n + 1))
+    sleep 30
+  done
+}
+attempt 4 $SUDO apt-get update -qq || echo "install-deps: apt-get update kept failing; installing with the indexes there are" >&2
+attempt 3 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
