@@ -50,7 +50,7 @@ function(avrokit_generate)
     # there is one (CMake runs an imported program under none by itself).
     set(cli ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:avrokit::avrokit_cli>)
     set(cli_dep avrokit::avrokit_cli)
-  elseif(TARGET avrokit_cli)
+  elseif(TARGET avrokit_cli OR AVK_GENERATE_IN_TREE)
     # avrokit's own build, or a subdirectory with AVK_BUILD_TOOLS=ON: the
     # program's path, under the emulator of a cross build that has one (CMake
     # would not put the path for the name in a cross build without one, -m32).
