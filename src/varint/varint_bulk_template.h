@@ -12,12 +12,18 @@
  *   AVKI_ENCODE_ANY(p, u)     the same with no branch on the length, and
  *                             advances p
  * Optional:
- *   AVKI_MULTI_PER_WORD       1 (default): where lengths vary, decode every
+ *   AVKI_MULTI_PER_WORD       1 (default): decode_ints decodes every
  *                             value that ends in an 8-byte word from that
  *                             word (fast where AVKI_EXTRACT is one
- *                             instruction); 0: four 1-2 byte values from a
- *                             word when they fit, else one value by the
- *                             branch-free word decoder
+ *                             instruction); 0: one value a round by the
+ *                             single-value rule
+ *   AVKI_COMPACT_BYTES(w, m)  the bytes of w selected by the byte mask m,
+ *                             packed to the bottom (one PEXT). Where it is
+ *                             defined, mixed_longs packs its values with
+ *                             AVKI_EXTRACT and takes up to two values from a
+ *                             word of longer ones; without it (shifts would
+ *                             cost more than they save), shifts for 1-2
+ *                             byte values and one longer value a word
  *
  * How the loops are planned. Decoding has one serial dependency: a value
  * starts where the one before it ends, which is known only once that
@@ -27,9 +33,11 @@
  *                 with len a constant, so the CPU decodes 8 values in
  *                 parallel, and a value of another length costs one
  *                 mispredicted branch where the run ends. When runs keep
- *                 breaking it switches to mixed_longs for a while, whose
- *                 positions come from bit operations on a loaded word, then
- *                 tries runs again (data changes character along a column).
+ *                 breaking it switches to mixed_longs for a while (short
+ *                 values several to a loaded word, their positions from
+ *                 bit operations on it; longer ones one or two a word),
+ *                 then tries runs again (data changes character along a
+ *                 column).
  *   decode_ints   every value that ends in the 8-byte word at p, from that
  *                 word alone; an int ends within 5 bytes, so a word with no
  *                 stop bit holds a malformed value.
@@ -49,32 +57,6 @@
 #endif
 #include "avrokit/varint.h"
 #include "varint/varint_word.h"
-
-/* Decodes every varint that ends inside the 8-byte word at p, without
- * re-loading: the next value's position depends only on bit tricks on the
- * word, not on a load, so values do not wait on each other. Returns the
- * bytes used; the caller guarantees 8 free slots in out.
- * stops has bit 7 of each byte without a continuation bit; the lowest one
- * left ends the next value. through = stops ^ (stops - 1) sets every bit
- * up to and including it (the bytes of all values so far), and & ~done
- * keeps this value's. A value that ends in the word has at most 8 bytes,
- * so none can be malformed and nothing is checked; one that starts in the
- * word but ends past it is left for the caller's next load (the bytes
- * returned stop at the last stop bit). */
-AVKI_KTARGET static inline size_t AVKI_KFN(word_longs)(uint64_t w, uint64_t stops, int64_t *out,
-                                                         size_t *count)
-{
-    uint64_t done = 0;
-    size_t c = 0;
-    do {
-        uint64_t through = stops ^ (stops - 1);
-        out[c++] = avk_zigzag_decode64(AVKI_EXTRACT(w, through & ~done));
-        done = through;
-        stops &= stops - 1;
-    } while (stops);
-    *count = c;
-    return (64u - (unsigned)__builtin_clzll(done)) >> 3;
-}
 
 /* Decodes up to 8 values of exactly len bytes (a constant after inlining)
  * at *pp, stopping at the first value of another length. */
@@ -164,42 +146,50 @@ AVKI_KTARGET static size_t AVKI_KFN(run_longs)(const uint8_t **pp, unsigned len,
     }
 }
 
-/* Decodes at least 8 values (at most 15) where lengths vary, with no branch
- * on the length; the caller guarantees 16 free slots and 96 readable
- * bytes. Returns the count, or 0 with *pp at a malformed value.
- * Bounds: a round starts with c <= 7 and adds at most 8 values (one per
- * byte of a word): 15. Each round decodes at least one value, so there are
- * at most 8 rounds, each reading at most 10 bytes from where it starts and
- * moving at most 10: the last read ends by byte 80. A malformed value
- * breaks out with the values before it counted (*pp at it); the caller's
- * next call then returns 0 there. */
+/* Decodes 8 to 64 values where lengths vary, in 8 rounds of one 8-byte
+ * word each; the caller guarantees 64 free slots and 96 readable bytes.
+ * Returns the count, or 0 with *pp at a malformed value.
+ * A word with no two continuation bytes in a row starts with values of 1
+ * or 2 bytes: with PEXT every value that ends in the word (4 to 8), one
+ * PEXT each; without, the first four by shifts. Their ends come from the
+ * stop bits (one blsr each), not from loads, so they do not wait on each
+ * other. Any other word: with PEXT, the first two values that end in it
+ * (two PEXTs, 1 or 2 values counted without a branch; a word with no stop
+ * holds a 9- or 10-byte value); without, one value by the word decoder.
+ * Which way a word goes is a branch, but short values come in stretches
+ * (Mixed1-2 takes the first way every time, Mixed1-10 mostly the second).
+ * The count of rounds is fixed: a loop that ran until 8 values were out
+ * ended after a random number of rounds and mispredicted its exit once a
+ * call.
+ * Bounds: a round adds at most 8 values (64 in all) and reads at most 10
+ * bytes from where it starts and moves at most 10, so the last read ends
+ * by byte 80. A malformed value breaks out with the values before it
+ * counted (*pp at it); the caller's next call then returns 0 there. */
 AVKI_KTARGET static inline size_t AVKI_KFN(mixed_longs)(const uint8_t **pp, int64_t *out)
 {
     const uint8_t *p = *pp;
-    size_t c = 0;
-    do {
+    size_t c = 0, round;
+    for (round = 0; round < 8; round++) {
         uint64_t w = avki_load64(p);
-#if AVKI_MULTI_PER_WORD
-        uint64_t stops = ~w & AVKI_HIGH_BITS;
-        if (AVK_LIKELY(stops != 0)) {
-            size_t got;
-            p += AVKI_KFN(word_longs)(w, stops, out + c, &got);
-            c += got;
-        } else {
-            uint64_t u;
-            size_t k = avki_decode_tail_9_10(p, w, &u);
-            if (!k)
-                break;
-            out[c++] = avk_zigzag_decode64(u);
-            p += k;
-        }
-#else
         uint64_t cont = w & AVKI_HIGH_BITS;
         if (!(cont & (cont >> 8))) {
-            /* No two continuation bytes in a row: the next four values
-             * have 1 or 2 bytes and end in this word. Their ends come from
-             * the stop bits (one blsr each), not from loads. */
-            uint64_t stops = ~w & AVKI_HIGH_BITS, x, v;
+            uint64_t stops = ~w & AVKI_HIGH_BITS;
+#ifdef AVKI_COMPACT_BYTES
+            /* Every value that ends in the word (4 to 8), one PEXT each:
+             * through & ~done selects one value's bytes. */
+            uint64_t done = 0, through;
+            do {
+                through = stops ^ (stops - 1);
+                out[c++] = avk_zigzag_decode64(AVKI_EXTRACT(w, through & ~done));
+                done = through;
+                stops &= stops - 1;
+            } while (stops);
+            p += (64u - (unsigned)__builtin_clzll(done)) >> 3;
+#else
+            /* Without PEXT, a 1-2 byte value at bit start packs with two
+             * shifts: the second byte's bits are kept only when the first
+             * byte continues (bit 7 of x). */
+            uint64_t x, v;
             unsigned start = 0, e, j;
             for (j = 0; j < 4; j++) {
                 e = (unsigned)__builtin_ctzll(stops);
@@ -211,16 +201,37 @@ AVKI_KTARGET static inline size_t AVKI_KFN(mixed_longs)(const uint8_t **pp, int6
             }
             p += start >> 3;
             c += 4;
+#endif
         } else {
+#ifdef AVKI_COMPACT_BYTES
+            uint64_t stops = ~w & AVKI_HIGH_BITS;
+            if (AVK_LIKELY(stops != 0)) {
+                /* The first two values that end in the word (or the only
+                 * one): two PEXTs, the position from the higher stop. */
+                uint64_t first = stops ^ (stops - 1), rest = stops & (stops - 1);
+                uint64_t upto = stops ^ (rest & (rest - 1)); /* the two lowest stops */
+                out[c] = avk_zigzag_decode64(AVKI_EXTRACT(w, first));
+                out[c + 1] = avk_zigzag_decode64(AVKI_EXTRACT(w, (rest ^ (rest - 1)) & ~first));
+                c += 1 + (size_t)(rest != 0);
+                p += (64u - (unsigned)__builtin_clzll(upto)) >> 3;
+            } else { /* 9 or 10 bytes, or malformed */
+                uint64_t u;
+                size_t k = avki_decode_tail_9_10(p, w, &u);
+                if (!k)
+                    break;
+                out[c++] = avk_zigzag_decode64(u);
+                p += k;
+            }
+#else
             uint64_t u;
             size_t k = avki_decode_u64_word(p, &u);
             if (!k)
                 break;
             out[c++] = avk_zigzag_decode64(u);
             p += k;
-        }
 #endif
-    } while (c < 8);
+        }
+    }
     *pp = p;
     return c;
 }
@@ -231,17 +242,18 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_longs)(const uint8_t *in, size_t len,
     const uint8_t *p = in, *end = in + len;
     size_t i = 0;
     /* Runs of one length take run_longs (chain-free while the length holds);
-     * when the length keeps changing, mixed_longs (branch-free) for a while,
+     * when the length keeps changing, mixed_longs for a while,
      * then a new try. misses counts recent broken runs. */
     unsigned run_len = 0, misses = 0, mixed_left = 0;
-    /* A round takes at most 16 values (mixed_longs: 15; a run of 8 or a
-     * broken run of 7 and one more) and reads at most 80 bytes (8 values of
-     * 10 bytes, or 7 of a broken run and the word decoder's 10-byte load);
+    /* A round takes at most 16 values (a run takes 8, or a broken run 7
+     * and one more; mixed_longs, up to 64, only while 64 slots are free)
+     * and reads at most 80 bytes (8 words of mixed_longs, 8 values of 10
+     * bytes, or 7 of a broken run and the word decoder's 10-byte load);
      * 96 keeps a margin. */
     while (n - i >= 16 && (size_t)(end - p) >= 96) {
         uint64_t u;
         size_t k;
-        if (mixed_left) {
+        if (mixed_left && n - i >= 64) {
             /* 0 only when the first value is malformed: p stands at it. */
             k = AVKI_KFN(mixed_longs)(&p, out + i);
             if (!k)
@@ -268,7 +280,7 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_longs)(const uint8_t *in, size_t len,
         run_len = (unsigned)k;
         /* misses counts broken runs since the last whole one. Three in a
          * row: lengths vary too much for runs to pay (each break costs a
-         * misprediction and a value through the word decoder), so 16 rounds
+         * misprediction and a value through the word decoder), so 16 calls
          * of mixed_longs (128 values or more) before runs are tried again
          * with the length of the last value. */
         if (++misses >= 3) {

@@ -39,8 +39,10 @@ static uint64_t value_of_len(unsigned len)
     return lo + (span ? rng() % span : 0);
 }
 
+/* Mixed1-4 and Mixed1-8: lengths that vary within the short and the
+ * middle classes of the bulk encoders and decoders. */
 enum { DIST_FIXED_MAX = 10, DIST_MIXED_10 = 11, DIST_MIXED_2 = 12, DIST_EDGE = 13, DIST_RUNS = 14,
-       DIST_COUNT = 15 };
+       DIST_MIXED_4 = 15, DIST_MIXED_8 = 16, DIST_COUNT = 17 };
 
 static uint64_t draw(int dist)
 {
@@ -53,6 +55,10 @@ static uint64_t draw(int dist)
         return value_of_len(1 + (unsigned)(rng() % 10));
     if (dist == DIST_MIXED_2)
         return value_of_len(1 + (unsigned)(rng() % 2));
+    if (dist == DIST_MIXED_4)
+        return value_of_len(1 + (unsigned)(rng() % 4));
+    if (dist == DIST_MIXED_8)
+        return value_of_len(1 + (unsigned)(rng() % 8));
     if (dist == DIST_RUNS) {
         /* Runs of 1 to 20 values of one length, then another length: the
          * kernels' per-length loops start, break and restart. */
