@@ -85,7 +85,12 @@ attempt() {
 }
 update_log=$(mktemp)
 trap 'rm -f "$update_log"' EXIT
-update() { $SUDO apt-get update -qq 2> >(tee "$update_log" >&2); }
+update() {
+  local rc=0
+  $SUDO apt-get update -qq 2>"$update_log" || rc=$?
+  cat "$update_log" >&2
+  return $rc
+}
 if ! attempt 4 update; then
   echo "install-deps: apt-get update kept failing; installing with the indexes there are" >&2
   # A foreign architecture's index that stays the wrong size leaves its
