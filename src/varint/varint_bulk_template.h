@@ -17,13 +17,12 @@
  *                             word (fast where AVKI_EXTRACT is one
  *                             instruction); 0: one value a round by the
  *                             single-value rule
- *   AVKI_COMPACT_BYTES(w, m)  the bytes of w selected by the byte mask m,
- *                             packed to the bottom (one PEXT). Where it is
- *                             defined, mixed_longs packs its values with
- *                             AVKI_EXTRACT and takes up to two values from a
- *                             word of longer ones; without it (shifts would
- *                             cost more than they save), shifts for 1-2
- *                             byte values and one longer value a word
+ *   AVKI_HAS_PEXT             defined where AVKI_EXTRACT is one instruction:
+ *                             mixed_longs then packs its values with it and
+ *                             takes up to two values from a word of longer
+ *                             ones; without it (shifts would cost more than
+ *                             they save), shifts for 1-2 byte values and one
+ *                             longer value a word
  *
  * How the loops are planned. Decoding has one serial dependency: a value
  * starts where the one before it ends, which is known only once that
@@ -164,7 +163,9 @@ AVKI_KTARGET static size_t AVKI_KFN(run_longs)(const uint8_t **pp, unsigned len,
  * Bounds: a round adds at most 8 values (64 in all) and reads at most 10
  * bytes from where it starts and moves at most 10, so the last read ends
  * by byte 80. A malformed value breaks out with the values before it
- * counted (*pp at it); the caller's next call then returns 0 there. */
+ * counted (*pp at it); whichever way the caller decodes next stops at the
+ * same byte. In the two-value way the second slot is written even when it
+ * holds no value: slots past the count are scratch. */
 AVKI_KTARGET static inline size_t AVKI_KFN(mixed_longs)(const uint8_t **pp, int64_t *out)
 {
     const uint8_t *p = *pp;
@@ -174,7 +175,7 @@ AVKI_KTARGET static inline size_t AVKI_KFN(mixed_longs)(const uint8_t **pp, int6
         uint64_t cont = w & AVKI_HIGH_BITS;
         if (!(cont & (cont >> 8))) {
             uint64_t stops = ~w & AVKI_HIGH_BITS;
-#ifdef AVKI_COMPACT_BYTES
+#ifdef AVKI_HAS_PEXT
             /* Every value that ends in the word (4 to 8), one PEXT each:
              * through & ~done selects one value's bytes. */
             uint64_t done = 0, through;
@@ -203,7 +204,7 @@ AVKI_KTARGET static inline size_t AVKI_KFN(mixed_longs)(const uint8_t **pp, int6
             c += 4;
 #endif
         } else {
-#ifdef AVKI_COMPACT_BYTES
+#ifdef AVKI_HAS_PEXT
             uint64_t stops = ~w & AVKI_HIGH_BITS;
             if (AVK_LIKELY(stops != 0)) {
                 /* The first two values that end in the word (or the only
@@ -282,7 +283,8 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_longs)(const uint8_t *in, size_t len,
          * row: lengths vary too much for runs to pay (each break costs a
          * misprediction and a value through the word decoder), so 16 calls
          * of mixed_longs (128 values or more) before runs are tried again
-         * with the length of the last value. */
+         * with the length of the last value; fewer when 64 slots are no
+         * longer free. */
         if (++misses >= 3) {
             misses = 0;
             mixed_left = 16;

@@ -14,9 +14,9 @@
                 : (len) <= 4 ? avki_compact28(x) : avki_compact56(x))
 #define AVKI_ENCODE(p, u) avk_varint_encode_u64((p), (u))
 #define AVKI_ENCODE_ANY(p, u) ((p) += avki_encode_u64_word((p), (u)))
-/* Without PEXT, packing several values per word costs more than the chain
- * it saves where lengths vary: four short values per word when they fit,
- * else one value per step by the branch-free word decoder. */
+/* Without PEXT, extracting every value that ends in a word costs more than
+ * the chain it saves: decode_ints takes one value a round by the
+ * single-value rule. */
 #define AVKI_MULTI_PER_WORD 0
 #include "varint/varint_bulk_template.h"
 

@@ -26,7 +26,7 @@ AVKI_KTARGET static inline size_t bmi2_encode_one(uint8_t *p, uint64_t u)
 #define AVKI_EXTRACT0(x, len) _pext_u64((x), AVKI_LOW7_BITS)
 #define AVKI_ENCODE(p, u) bmi2_encode_one((p), (u))
 #define AVKI_ENCODE_ANY(p, u) AVKI_ENCODE_BRANCHFREE(p, u, _pdep_u64((u), AVKI_LOW7_BITS))
-#define AVKI_COMPACT_BYTES(w, m) _pext_u64((w), (m))
+#define AVKI_HAS_PEXT 1
 #include "varint/varint_bulk_template.h"
 
 static int bmi2_runnable(const avki_cpu *cpu)
