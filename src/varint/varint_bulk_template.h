@@ -12,17 +12,14 @@
  *   AVKI_ENCODE_ANY(p, u)     the same with no branch on the length, and
  *                             advances p
  * Optional:
- *   AVKI_MULTI_PER_WORD       1 (default): decode_ints decodes every
- *                             value that ends in an 8-byte word from that
- *                             word (fast where AVKI_EXTRACT is one
- *                             instruction); 0: one value a round by the
- *                             single-value rule
- *   AVKI_HAS_PEXT             defined where AVKI_EXTRACT is one instruction:
+ *   AVKI_HAS_PEXT             defined where AVKI_EXTRACT is one instruction.
  *                             mixed_longs then packs its values with it and
  *                             takes up to two values from a word of longer
- *                             ones; without it (shifts would cost more than
- *                             they save), shifts for 1-2 byte values and one
- *                             longer value a word
+ *                             ones, and decode_ints every value that ends in
+ *                             a word. Without it (shifts would cost more than
+ *                             they save): shifts for 1-2 byte values and one
+ *                             longer value a word in mixed_longs, one value
+ *                             a round by the single-value rule in decode_ints
  *
  * How the loops are planned. Decoding has one serial dependency: a value
  * starts where the one before it ends, which is known only once that
@@ -51,9 +48,6 @@
  * the enemy is the branch on the length: groups of 8 are classed once and
  * encoded by the way that mispredicts least (see encode_longs).
  */
-#ifndef AVKI_MULTI_PER_WORD
-#define AVKI_MULTI_PER_WORD 1
-#endif
 #include "avrokit/varint.h"
 #include "varint/varint_word.h"
 
@@ -329,7 +323,7 @@ AVKI_KTARGET static size_t AVKI_KFN(decode_ints)(const uint8_t *in, size_t len, 
         }
         if (stops == 0)
             goto done; /* 9 or more bytes: malformed for an int */
-#if !AVKI_MULTI_PER_WORD
+#ifndef AVKI_HAS_PEXT
         /* Without one-instruction extraction: one value a round by the
          * single-value rule (1 and 2 bytes by predictable branches). */
         {

@@ -14,10 +14,8 @@
                 : (len) <= 4 ? avki_compact28(x) : avki_compact56(x))
 #define AVKI_ENCODE(p, u) avk_varint_encode_u64((p), (u))
 #define AVKI_ENCODE_ANY(p, u) ((p) += avki_encode_u64_word((p), (u)))
-/* Without PEXT, extracting every value that ends in a word costs more than
- * the chain it saves: decode_ints takes one value a round by the
- * single-value rule. */
-#define AVKI_MULTI_PER_WORD 0
+/* No AVKI_HAS_PEXT: without it, extracting every value that ends in a word
+ * costs more than the chain it saves (see the template). */
 #include "varint/varint_bulk_template.h"
 
 static int scalar_runnable(const avki_cpu *cpu)
