@@ -370,118 +370,110 @@ done:
     return i;
 }
 
-/* The OR and the minimum of a group of 8 zigzagged values, as trees (a
- * loop makes one chain of 8 compare-and-moves: about 2 cycles a value).
- * The OR stands in for the maximum: it has the same highest bit, and the
- * length classes split at powers of two (2^7, 2^14), so the OR
- * is in the maximum's class and costs no compares. */
-AVKI_KTARGET static inline void AVKI_KFN(group_stats)(const uint64_t *u, uint64_t *any,
-                                                      uint64_t *mn)
-{
-#define AVKI_MIN2(a, b) ((a) < (b) ? (a) : (b))
-    uint64_t m01 = AVKI_MIN2(u[0], u[1]), m23 = AVKI_MIN2(u[2], u[3]);
-    uint64_t m45 = AVKI_MIN2(u[4], u[5]), m67 = AVKI_MIN2(u[6], u[7]);
-    uint64_t m03 = AVKI_MIN2(m01, m23), m47 = AVKI_MIN2(m45, m67);
-    *mn = AVKI_MIN2(m03, m47);
-#undef AVKI_MIN2
-    *any = ((u[0] | u[1]) | (u[2] | u[3])) | ((u[4] | u[5]) | (u[6] | u[7]));
-}
-
-/* The eight values packed into one word, when they are all below 0x80. */
-AVKI_KTARGET static inline uint64_t AVKI_KFN(pack8)(const uint64_t *u)
-{
-    return (u[0] | (u[1] << 8) | (u[2] << 16) | (u[3] << 24)) |
-           ((u[4] << 32) | (u[5] << 40) | (u[6] << 48) | (u[7] << 56));
-}
-
-/* Groups of 8, by what their lengths look like:
- *   all 1 byte        one 8-byte store of the packed values;
- *   all in one class  (the classes of the single-value rule: 1-2 bytes, or
- *                     3-10 bytes) the single-value rule, whose branch is
- *                     then all taken the same way; the next 7 groups skip
- *                     the stats and do the same, every 8th looks again;
- *   mixed             AVKI_ENCODE_ANY, with no branch on the length.
- * Every way stores whole words past the value (10 bytes at most, the
- * bytes past the encoding rewritten by the next value): the caller's room
- * of 10 bytes a value covers the last store. */
-AVKI_KTARGET static size_t AVKI_KFN(encode_longs)(uint8_t *out, const int64_t *in, size_t n)
-{
-    uint8_t *p = out;
-    size_t i = 0, group = 0;
-    int mode = 0; /* 0: eight 1-byte values last time; 1: one length class; 2: mixed */
-    while (n - i >= 8) {
-        uint64_t u[8], any, mn;
-        size_t k;
-        if (mode == 1 && (++group & 7) != 0) {
-            /* Lengths of one class (1-2 or 3-10 bytes) lately:
-             * the single-value rule, whose branches are then predicted. */
-            for (k = 0; k < 8; k++)
-                p += AVKI_ENCODE(p, avk_zigzag_encode64(in[i + k]));
-            i += 8;
-            continue;
-        }
-        for (k = 0; k < 8; k++)
-            u[k] = avk_zigzag_encode64(in[i + k]);
-        AVKI_KFN(group_stats)(u, &any, &mn);
-        if (any < 0x80) { /* eight 1-byte values in one store */
-            avki_store64(p, AVKI_KFN(pack8)(u));
-            p += 8;
-            mode = 0;
-        } else if (avki_encode_class(mn) == avki_encode_class(any)) {
-            for (k = 0; k < 8; k++)
-                p += AVKI_ENCODE(p, u[k]);
-            mode = 1;
-        } else {
-            /* Lengths vary: no branch on them, so no misprediction. */
-            for (k = 0; k < 8; k++)
-                AVKI_ENCODE_ANY(p, u[k]);
-            mode = 2;
-        }
-        i += 8;
+/* Whether the 8 values at in all encode to 1 byte (-64 to 63), and then
+ * their encodings packed into *w. The low bytes are packed as they are and
+ * zigzagged all at once (in that range a byte's bit 6 is its value's
+ * sign): cheaper than zigzagging each value, which gcc vectorizes and
+ * gathers back through memory. */
+#define AVKI_PACK8_BYTES(name, type)                                                  \
+    AVKI_KTARGET static inline int AVKI_KFN(name)(const type *in, uint64_t *w)        \
+    {                                                                                 \
+        uint64_t x = 0, far = 0, sign;                                                \
+        unsigned k;                                                                   \
+        for (k = 0; k < 8; k++) {                                                     \
+            far |= (uint64_t)(int64_t)in[k] + 64;                                     \
+            x |= (uint64_t)(uint8_t)in[k] << (8 * k);                                 \
+        }                                                                             \
+        sign = (x >> 6) & 0x0101010101010101ULL;                                      \
+        *w = ((x << 1) & 0xfefefefefefefefeULL) ^ (sign * 0xff);                      \
+        return far < 0x80;                                                            \
     }
-    for (; i < n; i++)
-        p += AVKI_ENCODE(p, avk_zigzag_encode64(in[i]));
-    return (size_t)(p - out);
-}
+AVKI_PACK8_BYTES(pack8_longs, int64_t)
+AVKI_PACK8_BYTES(pack8_ints, int32_t)
+#undef AVKI_PACK8_BYTES
 
-/* As encode_longs, for ints: the caller's room is 5 bytes a value plus 10,
- * which covers a 10-byte store at the last value's start. */
-AVKI_KTARGET static size_t AVKI_KFN(encode_ints)(uint8_t *out, const int32_t *in, size_t n)
-{
-    uint8_t *p = out;
-    size_t i = 0, group = 0;
-    int mode = 0; /* 0: eight 1-byte values last time; 1: one length class; 2: mixed */
-    while (n - i >= 8) {
-        uint64_t u[8], any, mn;
-        size_t k;
-        if (mode == 1 && (++group & 7) != 0) {
-            /* Lengths of one class (1-2 or 3-10 bytes) lately:
-             * the single-value rule, whose branches are then predicted. */
-            for (k = 0; k < 8; k++)
-                p += AVKI_ENCODE(p, avk_zigzag_encode32(in[i + k]));
-            i += 8;
-            continue;
-        }
-        for (k = 0; k < 8; k++)
-            u[k] = avk_zigzag_encode32(in[i + k]);
-        AVKI_KFN(group_stats)(u, &any, &mn);
-        if (any < 0x80) { /* eight 1-byte values in one store */
-            avki_store64(p, AVKI_KFN(pack8)(u));
-            p += 8;
-            mode = 0;
-        } else if (avki_encode_class(mn) == avki_encode_class(any)) {
-            for (k = 0; k < 8; k++)
-                p += AVKI_ENCODE(p, u[k]);
-            mode = 1;
-        } else {
-            /* Lengths vary: no branch on them, so no misprediction. */
-            for (k = 0; k < 8; k++)
-                AVKI_ENCODE_ANY(p, u[k]);
-            mode = 2;
-        }
-        i += 8;
+/* The three ways of encode_longs, each a loop out of line: inline in one
+ * loop, with the others' state live, gcc loaded their masks again for
+ * every value (bulk ran up to 20% slower than a caller's loop of single
+ * encodes); alone, each holds its constants in registers.
+ *   run_bytes  groups of eight 1-byte values, one store a group, until a
+ *              group holds a longer value; returns the values done;
+ *   run_short  the single-value rule, whose one branch (below 2^14 or
+ *              not) is always taken the same way on 1-2 byte values;
+ *   run_any    AVKI_ENCODE_ANY, no branch on the length. */
+#define AVKI_ENCODE_RUNS(type, zigzag, pack8_bytes, run_bytes, run_short, run_any)    \
+    AVKI_KTARGET static __attribute__((noinline)) size_t AVKI_KFN(run_bytes)(         \
+        uint8_t **pp, const type *in, size_t count)                                    \
+    {                                                                                 \
+        uint8_t *p = *pp;                                                             \
+        size_t i;                                                                     \
+        for (i = 0; i < count; i += 8) {                                              \
+            uint64_t w;                                                               \
+            if (!AVKI_KFN(pack8_bytes)(in + i, &w))                                   \
+                break;                                                                \
+            avki_store64(p, w);                                                       \
+            p += 8;                                                                   \
+        }                                                                             \
+        *pp = p;                                                                      \
+        return i;                                                                     \
+    }                                                                                 \
+    AVKI_KTARGET static __attribute__((noinline)) uint8_t *AVKI_KFN(run_short)(        \
+        uint8_t *p, const type *in, size_t count)                                      \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i < count; i++)                                                   \
+            p += AVKI_ENCODE(p, zigzag(in[i]));                                       \
+        return p;                                                                     \
+    }                                                                                 \
+    AVKI_KTARGET static __attribute__((noinline)) uint8_t *AVKI_KFN(run_any)(          \
+        uint8_t *p, const type *in, size_t count)                                      \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i < count; i++)                                                   \
+            AVKI_ENCODE_ANY(p, (uint64_t)zigzag(in[i]));                              \
+        return p;                                                                     \
     }
-    for (; i < n; i++)
-        p += AVKI_ENCODE(p, avk_zigzag_encode32(in[i]));
-    return (size_t)(p - out);
-}
+AVKI_ENCODE_RUNS(int64_t, avk_zigzag_encode64, pack8_longs, run_bytes_longs, run_short_longs,
+                 run_any_longs)
+AVKI_ENCODE_RUNS(int32_t, avk_zigzag_encode32, pack8_ints, run_bytes_ints, run_short_ints,
+                 run_any_ints)
+#undef AVKI_ENCODE_RUNS
+
+/* Groups of 8 values in runs that go one way, chosen by the OR of the
+ * run's first group (it has the maximum's highest bit): 1-byte groups
+ * while they last when it is below 2^7; else 8 groups of the single-value
+ * rule when it is below 2^14, or of AVKI_ENCODE_ANY. Columns change
+ * character slowly, so a run is mostly of its kind and its one way
+ * mispredicts nothing. Every way stores whole words past the value (10
+ * bytes at most, the bytes past the encoding rewritten by the next value):
+ * the caller's room of 10 bytes a value covers the last store. */
+#define AVKI_ENCODE_BULK(name, type, zigzag, run_bytes, run_short, run_any)          \
+    AVKI_KTARGET static size_t AVKI_KFN(name)(uint8_t *out, const type *in, size_t n) \
+    {                                                                                 \
+        uint8_t *p = out;                                                             \
+        size_t i = 0;                                                                 \
+        while (n - i >= 8) {                                                          \
+            uint64_t any = 0;                                                         \
+            size_t k, run;                                                            \
+            for (k = 0; k < 8; k++)                                                   \
+                any |= zigzag(in[i + k]);                                             \
+            if (any < 0x80) {                                                         \
+                i += AVKI_KFN(run_bytes)(&p, in + i, (n - i) & ~(size_t)7);           \
+                continue;                                                             \
+            }                                                                         \
+            run = (n - i) / 8 < 8 ? (n - i) / 8 * 8 : 64;                             \
+            p = any < 0x4000 ? AVKI_KFN(run_short)(p, in + i, run)                    \
+                             : AVKI_KFN(run_any)(p, in + i, run);                     \
+            i += run;                                                                 \
+        }                                                                             \
+        for (; i < n; i++)                                                            \
+            p += AVKI_ENCODE(p, zigzag(in[i]));                                       \
+        return (size_t)(p - out);                                                     \
+    }
+/* encode_ints: the caller's room is 5 bytes a value plus 10, which covers
+ * a 10-byte store at the last value's start. */
+AVKI_ENCODE_BULK(encode_longs, int64_t, avk_zigzag_encode64, run_bytes_longs, run_short_longs,
+                 run_any_longs)
+AVKI_ENCODE_BULK(encode_ints, int32_t, avk_zigzag_encode32, run_bytes_ints, run_short_ints,
+                 run_any_ints)
+#undef AVKI_ENCODE_BULK

@@ -155,14 +155,6 @@ static inline size_t avki_encode_u64_word(uint8_t *out, uint64_t u)
     return (size_t)(p - out);
 }
 
-/* Which branch of the single-value encode rule u takes: below 2^14 or not.
- * Values of one class take the same branch, so a group of them encodes
- * with predicted branches (varint_bulk_template.h). */
-static inline unsigned avki_encode_class(uint64_t u)
-{
-    return (unsigned)(u >= 0x4000);
-}
-
 /* The low len bytes of a word set (len 0 to 8). */
 static inline uint64_t avki_len_bytes(unsigned len)
 {

@@ -40,9 +40,11 @@ static uint64_t value_of_len(unsigned len)
 }
 
 /* Mixed1-4 and Mixed1-8: lengths that vary within the short and the
- * middle classes of the bulk encoders and decoders. */
+ * middle classes of the bulk encoders and decoders. Long runs: runs of up
+ * to 150 values of one length, so the bulk encoders' runs of 8-value
+ * groups (1 byte, 1-2 bytes, longer) start and end at every offset. */
 enum { DIST_FIXED_MAX = 10, DIST_MIXED_10 = 11, DIST_MIXED_2 = 12, DIST_EDGE = 13, DIST_RUNS = 14,
-       DIST_MIXED_4 = 15, DIST_MIXED_8 = 16, DIST_COUNT = 17 };
+       DIST_MIXED_4 = 15, DIST_MIXED_8 = 16, DIST_LONG_RUNS = 17, DIST_COUNT = 18 };
 
 static uint64_t draw(int dist)
 {
@@ -59,13 +61,13 @@ static uint64_t draw(int dist)
         return value_of_len(1 + (unsigned)(rng() % 4));
     if (dist == DIST_MIXED_8)
         return value_of_len(1 + (unsigned)(rng() % 8));
-    if (dist == DIST_RUNS) {
-        /* Runs of 1 to 20 values of one length, then another length: the
-         * kernels' per-length loops start, break and restart. */
+    if (dist == DIST_RUNS || dist == DIST_LONG_RUNS) {
+        /* Runs of 1 to 20 (or 150) values of one length, then another
+         * length: the kernels' per-length loops start, break and restart. */
         static unsigned run_len = 1, run_left;
         if (run_left == 0) {
             run_len = 1 + (unsigned)(rng() % 10);
-            run_left = 1 + (unsigned)(rng() % 20);
+            run_left = 1 + (unsigned)(rng() % (dist == DIST_RUNS ? 20 : 150));
         }
         run_left--;
         return value_of_len(run_len);
