@@ -11,6 +11,10 @@
  *   AVKI_ENCODE(p, u)         encodes u at p (10 writable bytes), returns len
  *   AVKI_ENCODE_ANY(p, u)     the same with no branch on the length, and
  *                             advances p
+ *   AVKI_SPREAD56(u)          the 7-bit groups of u (below 2^56) spread
+ *                             into the low 7 bits of 8 bytes
+ *   AVKI_SPREAD_PAIR28(a, b)  the same for two values below 2^28, a's
+ *                             groups in bytes 0-3, b's in bytes 4-7
  * Optional:
  *   AVKI_HAS_PEXT             defined where AVKI_EXTRACT is one instruction.
  *                             mixed_longs then packs its values with it and
@@ -392,16 +396,24 @@ AVKI_PACK8_BYTES(pack8_longs, int64_t)
 AVKI_PACK8_BYTES(pack8_ints, int32_t)
 #undef AVKI_PACK8_BYTES
 
-/* The three ways of encode_longs, each a loop out of line: inline in one
- * loop, with the others' state live, gcc loaded their masks again for
- * every value (bulk ran up to 20% slower than a caller's loop of single
+/* The ways of encode_longs, each a loop out of line: inline in one loop,
+ * with the others' state live, gcc loaded their masks again for every
+ * value (bulk ran up to 20% slower than a caller's loop of single
  * encodes); alone, each holds its constants in registers.
  *   run_bytes  groups of eight 1-byte values, one store a group, until a
  *              group holds a longer value; returns the values done;
  *   run_short  the single-value rule, whose one branch (below 2^14 or
  *              not) is always taken the same way on 1-2 byte values;
- *   run_any    AVKI_ENCODE_ANY, no branch on the length. */
-#define AVKI_ENCODE_RUNS(type, zigzag, pack8_bytes, run_bytes, run_short, run_any)    \
+ *   run_28     values below 2^28 (1-4 bytes) two at a time: one spread
+ *              for both, one 4-byte store each;
+ *   run_56     values below 2^56 (1-8 bytes): one spread and one 8-byte
+ *              store each, bytes 8 and 9 left alone;
+ *   run_any    AVKI_ENCODE_ANY, no branch on the length.
+ * run_28 and run_56 are chosen by a run's first group; a later value too
+ * large for them goes through AVKI_ENCODE_ANY (a branch the predictor
+ * learns not to take). */
+#define AVKI_ENCODE_RUNS(type, zigzag, pack8_bytes, run_bytes, run_short, run_28, run_56,  \
+                         run_any)                                                     \
     AVKI_KTARGET static __attribute__((noinline)) size_t AVKI_KFN(run_bytes)(         \
         uint8_t **pp, const type *in, size_t count)                                    \
     {                                                                                 \
@@ -432,22 +444,60 @@ AVKI_PACK8_BYTES(pack8_ints, int32_t)
         for (i = 0; i < count; i++)                                                   \
             AVKI_ENCODE_ANY(p, (uint64_t)zigzag(in[i]));                              \
         return p;                                                                     \
+    }                                                                                 \
+    AVKI_KTARGET static __attribute__((noinline)) uint8_t *AVKI_KFN(run_28)(          \
+        uint8_t *p, const type *in, size_t count)                                      \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i < count; i += 2) {                                              \
+            uint64_t u0 = zigzag(in[i]), u1 = zigzag(in[i + 1]), x;                   \
+            unsigned z0, z1;                                                          \
+            if (AVK_UNLIKELY((u0 | u1) >= (1ULL << 28))) {                            \
+                AVKI_ENCODE_ANY(p, u0);                                               \
+                AVKI_ENCODE_ANY(p, u1);                                               \
+                continue;                                                             \
+            }                                                                         \
+            x = AVKI_SPREAD_PAIR28(u0, u1);                                           \
+            z0 = (unsigned)__builtin_clzll(u0 | 1);                                   \
+            z1 = (unsigned)__builtin_clzll(u1 | 1);                                   \
+            avki_store32(p, (uint32_t)(x | avk_varint_cont_by_clz[z0]));              \
+            p += avk_varint_len_by_clz[z0];                                           \
+            avki_store32(p, (uint32_t)((x >> 32) | avk_varint_cont_by_clz[z1]));      \
+            p += avk_varint_len_by_clz[z1];                                           \
+        }                                                                             \
+        return p;                                                                     \
+    }                                                                                 \
+    AVKI_KTARGET static __attribute__((noinline)) uint8_t *AVKI_KFN(run_56)(          \
+        uint8_t *p, const type *in, size_t count)                                      \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i < count; i++) {                                                 \
+            uint64_t u = zigzag(in[i]);                                               \
+            unsigned z = (unsigned)__builtin_clzll(u | 1);                            \
+            if (AVK_UNLIKELY(u >= (1ULL << 56))) {                                    \
+                AVKI_ENCODE_ANY(p, u);                                                \
+                continue;                                                             \
+            }                                                                         \
+            avki_store64(p, AVKI_SPREAD56(u) | avk_varint_cont_by_clz[z]);            \
+            p += avk_varint_len_by_clz[z];                                            \
+        }                                                                             \
+        return p;                                                                     \
     }
 AVKI_ENCODE_RUNS(int64_t, avk_zigzag_encode64, pack8_longs, run_bytes_longs, run_short_longs,
-                 run_any_longs)
+                 run_28_longs, run_56_longs, run_any_longs)
 AVKI_ENCODE_RUNS(int32_t, avk_zigzag_encode32, pack8_ints, run_bytes_ints, run_short_ints,
-                 run_any_ints)
+                 run_28_ints, run_56_ints, run_any_ints)
 #undef AVKI_ENCODE_RUNS
 
 /* Groups of 8 values in runs that go one way, chosen by the OR of the
  * run's first group (it has the maximum's highest bit): 1-byte groups
- * while they last when it is below 2^7; else 8 groups of the single-value
- * rule when it is below 2^14, or of AVKI_ENCODE_ANY. Columns change
- * character slowly, so a run is mostly of its kind and its one way
+ * while they last when it is below 2^7; else 8 groups of run_short,
+ * run_28, run_56 or run_any, the first whose values it fits. Columns
+ * change character slowly, so a run is mostly of its kind and its one way
  * mispredicts nothing. Every way stores whole words past the value (10
  * bytes at most, the bytes past the encoding rewritten by the next value):
  * the caller's room of 10 bytes a value covers the last store. */
-#define AVKI_ENCODE_BULK(name, type, zigzag, run_bytes, run_short, run_any)          \
+#define AVKI_ENCODE_BULK(name, type, zigzag, run_bytes, run_short, run_28, run_56, run_any) \
     AVKI_KTARGET static size_t AVKI_KFN(name)(uint8_t *out, const type *in, size_t n) \
     {                                                                                 \
         uint8_t *p = out;                                                             \
@@ -462,8 +512,14 @@ AVKI_ENCODE_RUNS(int32_t, avk_zigzag_encode32, pack8_ints, run_bytes_ints, run_s
                 continue;                                                             \
             }                                                                         \
             run = (n - i) / 8 < 8 ? (n - i) / 8 * 8 : 64;                             \
-            p = any < 0x4000 ? AVKI_KFN(run_short)(p, in + i, run)                    \
-                             : AVKI_KFN(run_any)(p, in + i, run);                     \
+            if (any < 0x4000)                                                         \
+                p = AVKI_KFN(run_short)(p, in + i, run);                              \
+            else if (any < (1ULL << 28))                                              \
+                p = AVKI_KFN(run_28)(p, in + i, run);                                 \
+            else if (any < (1ULL << 56))                                              \
+                p = AVKI_KFN(run_56)(p, in + i, run);                                 \
+            else                                                                      \
+                p = AVKI_KFN(run_any)(p, in + i, run);                                \
             i += run;                                                                 \
         }                                                                             \
         for (; i < n; i++)                                                            \
@@ -473,7 +529,7 @@ AVKI_ENCODE_RUNS(int32_t, avk_zigzag_encode32, pack8_ints, run_bytes_ints, run_s
 /* encode_ints: the caller's room is 5 bytes a value plus 10, which covers
  * a 10-byte store at the last value's start. */
 AVKI_ENCODE_BULK(encode_longs, int64_t, avk_zigzag_encode64, run_bytes_longs, run_short_longs,
-                 run_any_longs)
+                 run_28_longs, run_56_longs, run_any_longs)
 AVKI_ENCODE_BULK(encode_ints, int32_t, avk_zigzag_encode32, run_bytes_ints, run_short_ints,
-                 run_any_ints)
+                 run_28_ints, run_56_ints, run_any_ints)
 #undef AVKI_ENCODE_BULK

@@ -1,5 +1,6 @@
 /* Portable bulk varint kernel: word-at-a-time with shift-and-merge bit packing. */
 #include "varint/kernels.h"
+#include "varint/varint_word.h"
 
 #define AVKI_KFN(name) scalar_##name
 #define AVKI_KTARGET
@@ -14,6 +15,8 @@
                 : (len) <= 4 ? avki_compact28(x) : avki_compact56(x))
 #define AVKI_ENCODE(p, u) avk_varint_encode_u64((p), (u))
 #define AVKI_ENCODE_ANY(p, u) ((p) += avki_encode_u64_word((p), (u)))
+#define AVKI_SPREAD56(u) avki_spread56(u)
+#define AVKI_SPREAD_PAIR28(a, b) avki_spread_pair28((a), (b))
 /* No AVKI_HAS_PEXT: without it, extracting every value that ends in a word
  * costs more than the chain it saves (see the template). */
 #include "varint/varint_bulk_template.h"

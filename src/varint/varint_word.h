@@ -28,6 +28,11 @@ static inline void avki_store64(uint8_t *p, uint64_t w)
     memcpy(p, &w, 8);
 }
 
+static inline void avki_store32(uint8_t *p, uint32_t w)
+{
+    memcpy(p, &w, 4);
+}
+
 /* Packs the low 7 bits of each of 8 bytes into a 56-bit value (the bytes'
  * high bits must already be clear). Three shift-and-merge steps: 8x7 ->
  * 4x14 -> 2x28 -> 56. */
@@ -51,6 +56,17 @@ static inline uint64_t avki_compact28(uint64_t x)
 static inline uint64_t avki_spread56(uint64_t x)
 {
     x = (x & 0x000000000fffffffULL) | ((x & 0x00fffffff0000000ULL) << 4);
+    x = (x & 0x00003fff00003fffULL) | ((x & 0x0fffc0000fffc000ULL) << 2);
+    x = (x & 0x007f007f007f007fULL) | ((x & 0x3f803f803f803f80ULL) << 1);
+    return x;
+}
+
+/* Two values below 2^28 spread as avki_spread56 spreads one: u0's 7-bit
+ * groups into bytes 0-3, u1's into bytes 4-7. The last two of its steps,
+ * which work within each 32-bit half. */
+static inline uint64_t avki_spread_pair28(uint64_t u0, uint64_t u1)
+{
+    uint64_t x = u0 | (u1 << 32);
     x = (x & 0x00003fff00003fffULL) | ((x & 0x0fffc0000fffc000ULL) << 2);
     x = (x & 0x007f007f007f007fULL) | ((x & 0x3f803f803f803f80ULL) << 1);
     return x;
