@@ -190,11 +190,12 @@ AVKI_KTARGET static inline size_t AVKI_KFN(mixed_longs)(const uint8_t **pp, int6
              * byte continues (bit 7 of x). */
             uint64_t x, v;
             unsigned start = 0, e, j;
+#pragma GCC unroll 4
             for (j = 0; j < 4; j++) {
                 e = (unsigned)__builtin_ctzll(stops);
                 stops &= stops - 1;
                 x = w >> start;
-                v = (x & 0x7f) | ((x >> 1) & 0x3f80 & (0 - ((x >> 7) & 1)));
+                v = (x & 0x7f) | ((x >> 1) & ((x & 0x80) * 0x7f));
                 out[c + j] = avk_zigzag_decode64(v);
                 start = e + 1;
             }
