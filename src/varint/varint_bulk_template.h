@@ -14,7 +14,8 @@
  *   AVKI_SPREAD56(u)          the 7-bit groups of u (below 2^56) spread
  *                             into the low 7 bits of 8 bytes
  *   AVKI_SPREAD_PAIR28(a, b)  the same for two values below 2^28, a's
- *                             groups in bytes 0-3, b's in bytes 4-7
+ *                             groups in bytes 0-3, b's in bytes 4-7 (a and
+ *                             b are uint64_t)
  * Optional:
  *   AVKI_HAS_PEXT             defined where AVKI_EXTRACT is one instruction.
  *                             mixed_longs then packs its values with it and
@@ -49,8 +50,9 @@
  * its first byte: the caller's avk_varint_explain says what is wrong, so
  * kernels never format errors.
  * Encoding has no chain (each length is known from its value), so there
- * the enemy is the branch on the length: groups of 8 are classed once and
- * encoded by the way that mispredicts least (see encode_longs).
+ * the enemies are the branch on the length and the work per value: a run
+ * of up to 8 groups of 8 goes one way, chosen by its first group's OR, the
+ * cheapest way its values fit (see AVKI_ENCODE_BULK).
  */
 #include "avrokit/varint.h"
 #include "varint/varint_word.h"
@@ -397,7 +399,7 @@ AVKI_PACK8_BYTES(pack8_longs, int64_t)
 AVKI_PACK8_BYTES(pack8_ints, int32_t)
 #undef AVKI_PACK8_BYTES
 
-/* The ways of encode_longs, each a loop out of line: inline in one loop,
+/* The ways of encode_longs and encode_ints, each a loop out of line: inline in one loop,
  * with the others' state live, gcc loaded their masks again for every
  * value (bulk ran up to 20% slower than a caller's loop of single
  * encodes); alone, each holds its constants in registers.
@@ -410,9 +412,10 @@ AVKI_PACK8_BYTES(pack8_ints, int32_t)
  *   run_56     values below 2^56 (1-8 bytes): one spread and one 8-byte
  *              store each, bytes 8 and 9 left alone;
  *   run_any    AVKI_ENCODE_ANY, no branch on the length.
- * run_28 and run_56 are chosen by a run's first group; a later value too
- * large for them goes through AVKI_ENCODE_ANY (a branch the predictor
- * learns not to take). */
+ * run_28 and run_56 are chosen by a run's first group; a later pair (run_28)
+ * or value (run_56) too large for them goes through AVKI_ENCODE_ANY (a
+ * branch the predictor learns not to take). Ints, below 2^32 zigzagged,
+ * never need run_any or run_56's fallback; the compiler drops them. */
 #define AVKI_ENCODE_RUNS(type, zigzag, pack8_bytes, run_bytes, run_short, run_28, run_56,  \
                          run_any)                                                     \
     AVKI_KTARGET static __attribute__((noinline)) size_t AVKI_KFN(run_bytes)(         \
@@ -492,7 +495,7 @@ AVKI_ENCODE_RUNS(int32_t, avk_zigzag_encode32, pack8_ints, run_bytes_ints, run_s
 
 /* Groups of 8 values in runs that go one way, chosen by the OR of the
  * run's first group (it has the maximum's highest bit): 1-byte groups
- * while they last when it is below 2^7; else 8 groups of run_short,
+ * while they last when it is below 2^7; else up to 8 groups of run_short,
  * run_28, run_56 or run_any, the first whose values it fits. Columns
  * change character slowly, so a run is mostly of its kind and its one way
  * mispredicts nothing. Every way stores whole words past the value (10
@@ -527,10 +530,10 @@ AVKI_ENCODE_RUNS(int32_t, avk_zigzag_encode32, pack8_ints, run_bytes_ints, run_s
             p += AVKI_ENCODE(p, zigzag(in[i]));                                       \
         return (size_t)(p - out);                                                     \
     }
-/* encode_ints: the caller's room is 5 bytes a value plus 10, which covers
- * a 10-byte store at the last value's start. */
 AVKI_ENCODE_BULK(encode_longs, int64_t, avk_zigzag_encode64, run_bytes_longs, run_short_longs,
                  run_28_longs, run_56_longs, run_any_longs)
+/* encode_ints: the caller's room is 5 bytes a value plus 10, which covers
+ * a 10-byte store at the last value's start. */
 AVKI_ENCODE_BULK(encode_ints, int32_t, avk_zigzag_encode32, run_bytes_ints, run_short_ints,
                  run_28_ints, run_56_ints, run_any_ints)
 #undef AVKI_ENCODE_BULK

@@ -1,6 +1,5 @@
 /* Portable bulk varint kernel: word-at-a-time with shift-and-merge bit packing. */
 #include "varint/kernels.h"
-#include "varint/varint_word.h"
 
 #define AVKI_KFN(name) scalar_##name
 #define AVKI_KTARGET

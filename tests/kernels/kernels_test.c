@@ -42,13 +42,17 @@ static uint64_t value_of_len(unsigned len)
 /* Mixed1-4 and Mixed1-8: lengths that vary within the short and the
  * middle classes of the bulk encoders and decoders. Long runs: runs of up
  * to 150 values of one length, so the bulk encoders' runs of 8-value
- * groups (1 byte, 1-2 bytes, longer) start and end at every offset. */
+ * groups (1 byte; 1-2 bytes; below 2^28, 2^56; any) start and end at
+ * every offset, and meet values too large for the run's way. */
 enum { DIST_FIXED_MAX = 10, DIST_MIXED_10 = 11, DIST_MIXED_2 = 12, DIST_EDGE = 13, DIST_RUNS = 14,
        DIST_MIXED_4 = 15, DIST_MIXED_8 = 16, DIST_LONG_RUNS = 17, DIST_COUNT = 18 };
 
 static uint64_t draw(int dist)
 {
-    static const uint64_t edges[] = {0, 1, 0x7f, 0x80, 0x3fff, 0x4000, (1ULL << 56) - 1, 1ULL << 56,
+    /* Zigzagged: the bounds of the lengths and of the bulk encoders' ways
+     * (2^7, 2^14, 2^28, 2^56), and the widest ints. */
+    static const uint64_t edges[] = {0, 1, 0x7e, 0x7f, 0x80, 0x81, 0x3fff, 0x4000, 0x0fffffff,
+                                     0x10000000, 0xfffffffe, (1ULL << 56) - 1, 1ULL << 56,
                                      (1ULL << 63) - 1, 1ULL << 63, ~0ULL, 0xffffffffULL,
                                      0x100000000ULL};
     if (dist >= 1 && dist <= DIST_FIXED_MAX)
@@ -225,6 +229,34 @@ static void test_round_trip_every_distribution(void **state)
                 check_ints(k, v32, n);
                 free(l);
                 free(v32);
+            }
+        }
+    }
+}
+
+/* The bulk encoders choose a run's way by its first group: below 2^7,
+ * 2^14, 2^28, 2^56 or any. A first group just below a bound, then zeros
+ * with one value at the bound at every position: each way must take the
+ * value too large for it (alone, or as half of a pair beside a zero, whose
+ * OR is then the bound itself) and go on. */
+static void test_encode_runs_meet_larger_values(void **state)
+{
+    static const uint64_t bounds[] = {1ULL << 7, 1ULL << 14, 1ULL << 28, 1ULL << 56};
+    enum { N = 80 };
+    size_t ki, bi, j, i;
+    (void)state;
+    for (ki = 0; ki < n_tested; ki++) {
+        for (bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
+            for (j = 0; j < N; j++) {
+                int64_t l[N];
+                int32_t v32[N];
+                for (i = 0; i < N; i++) {
+                    uint64_t u = i == j ? bounds[bi] : i < 8 ? bounds[bi] - 1 - (i & 1) : 0;
+                    l[i] = avk_zigzag_decode64(u);
+                    v32[i] = avk_zigzag_decode32((uint32_t)(u >> 32 ? 0xfffffffeu : u));
+                }
+                check_longs(tested[ki], l, N);
+                check_ints(tested[ki], v32, N);
             }
         }
     }
@@ -571,6 +603,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_calls), /* first: before any kernel has run */
         cmocka_unit_test(test_round_trip_every_distribution),
+        cmocka_unit_test(test_encode_runs_meet_larger_values),
         cmocka_unit_test(test_random_bytes_match_reference),
         cmocka_unit_test(test_malformed_stops_exactly),
         cmocka_unit_test(test_runs_then_bad_or_cut),
