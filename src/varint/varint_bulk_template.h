@@ -399,10 +399,10 @@ AVKI_PACK8_BYTES(pack8_longs, int64_t)
 AVKI_PACK8_BYTES(pack8_ints, int32_t)
 #undef AVKI_PACK8_BYTES
 
-/* The ways of encode_longs and encode_ints, each a loop out of line: inline in one loop,
- * with the others' state live, gcc loaded their masks again for every
- * value (bulk ran up to 20% slower than a caller's loop of single
- * encodes); alone, each holds its constants in registers.
+/* The ways of encode_longs and encode_ints, each a loop out of line:
+ * inline in one loop, with the others' state live, gcc loaded their masks
+ * again for every value (bulk ran up to 20% slower than a caller's loop of
+ * single encodes); alone, each holds its constants in registers.
  *   run_bytes  groups of eight 1-byte values, one store a group, until a
  *              group holds a longer value; returns the values done;
  *   run_short  the single-value rule, whose one branch (below 2^14 or
