@@ -402,7 +402,9 @@ AVKI_PACK8_BYTES(pack8_ints, int32_t)
 /* The ways of encode_longs and encode_ints, each a loop out of line:
  * inline in one loop, with the others' state live, gcc loaded their masks
  * again for every value (bulk ran up to 20% slower than a caller's loop of
- * single encodes); alone, each holds its constants in registers.
+ * single encodes); alone, each holds its constants in registers. Their
+ * loops are unrolled: the loop's own work is a tenth of a value's, and
+ * unrolled they ran 3-9% faster (A/B on Zen 4, scalar and bmi2).
  *   run_bytes  groups of eight 1-byte values, one store a group, until a
  *              group holds a longer value; returns the values done;
  *   run_short  the single-value rule, whose one branch (below 2^14 or
@@ -437,6 +439,7 @@ AVKI_PACK8_BYTES(pack8_ints, int32_t)
         uint8_t *p, const type *in, size_t count)                                      \
     {                                                                                 \
         size_t i;                                                                     \
+        _Pragma("GCC unroll 4")                                                       \
         for (i = 0; i < count; i++)                                                   \
             p += AVKI_ENCODE(p, zigzag(in[i]));                                       \
         return p;                                                                     \
@@ -445,6 +448,7 @@ AVKI_PACK8_BYTES(pack8_ints, int32_t)
         uint8_t *p, const type *in, size_t count)                                      \
     {                                                                                 \
         size_t i;                                                                     \
+        _Pragma("GCC unroll 4")                                                       \
         for (i = 0; i < count; i++)                                                   \
             AVKI_ENCODE_ANY(p, (uint64_t)zigzag(in[i]));                              \
         return p;                                                                     \
@@ -453,6 +457,7 @@ AVKI_PACK8_BYTES(pack8_ints, int32_t)
         uint8_t *p, const type *in, size_t count)                                      \
     {                                                                                 \
         size_t i;                                                                     \
+        _Pragma("GCC unroll 2")                                                       \
         for (i = 0; i < count; i += 2) {                                              \
             uint64_t u0 = zigzag(in[i]), u1 = zigzag(in[i + 1]), x;                   \
             unsigned z0, z1;                                                          \
@@ -475,6 +480,7 @@ AVKI_PACK8_BYTES(pack8_ints, int32_t)
         uint8_t *p, const type *in, size_t count)                                      \
     {                                                                                 \
         size_t i;                                                                     \
+        _Pragma("GCC unroll 4")                                                       \
         for (i = 0; i < count; i++) {                                                 \
             uint64_t u = zigzag(in[i]);                                               \
             unsigned z = (unsigned)__builtin_clzll(u | 1);                            \
