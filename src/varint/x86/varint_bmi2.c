@@ -25,8 +25,8 @@ AVKI_KTARGET static inline size_t bmi2_encode_one(uint8_t *p, uint64_t u)
 #define AVKI_EXTRACT(w, bits) _pext_u64((w), (bits) & AVKI_LOW7_BITS)
 #define AVKI_EXTRACT0(x, len) _pext_u64((x), AVKI_LOW7_BITS)
 #define AVKI_ENCODE(p, u) bmi2_encode_one((p), (u))
-#define AVKI_ENCODE_ANY(p, u) AVKI_ENCODE_BRANCHFREE(p, u, _pdep_u64((u), AVKI_LOW7_BITS))
 #define AVKI_SPREAD56(u) _pdep_u64((u), AVKI_LOW7_BITS)
+#define AVKI_ENCODE_ANY(p, u) AVKI_ENCODE_BRANCHFREE(p, u, AVKI_SPREAD56(u))
 #define AVKI_SPREAD_PAIR28(a, b) _pdep_u64((a) | ((uint64_t)(b) << 28), AVKI_LOW7_BITS)
 #define AVKI_HAS_PEXT 1
 #include "varint/varint_bulk_template.h"
