@@ -66,6 +66,9 @@ demo: build
 	@mkdir -p $(BUILD)/demo/gen
 	$(AVROKIT) gen --list --prefix shop examples/data/order.avsc -o $(BUILD)/demo/gen
 	$(BUILD)/examples/gen_demo $(BUILD)/demo/orders.avro
+	@echo
+	@echo "== Python: the orders as dicts, NumPy columns, a DataFrame and Arrow (docs/python.md) =="
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 examples/python_demo.py $(BUILD)/demo/orders.avro
 
 # make bench [KERNEL=name] [FILTER=regex]: every row, or those FILTER picks,
 # with the kernel forced (fails when this CPU cannot run it).

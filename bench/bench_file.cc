@@ -18,6 +18,7 @@
 #include "bench_binary.h"
 #include "bench_common.h"
 
+#include "avrokit/columns.h"
 #include "avrokit/file.h"
 
 extern char **environ;
@@ -338,6 +339,73 @@ void avk_read(benchmark::State &state, const Codec *c)
     finish_file_row(state, f, file_size(path));
 }
 
+// One pass over a file into columns (every field), blocks decoded straight
+// into Arrow buffers; the count and checksum come from the exported arrays.
+std::string avk_columns_pass(const std::string &path, size_t *count, uint64_t *sum)
+{
+    avk_error err;
+    avk_file_reader *r;
+    avk_columns *c;
+    if (avk_file_reader_open_path(path.c_str(), nullptr, &r, &err) != AVK_OK)
+        return avk_failed("avk_file_reader_open_path", err);
+    if (avk_columns_new(avk_schema_root(avk_file_reader_schema(r)), nullptr, &c, &err) != AVK_OK) {
+        avk_file_reader_free(r);
+        return avk_failed("avk_columns_new", err);
+    }
+    std::string problem;
+    avk_file_block b;
+    int more = 0;
+    avk_status st;
+    while ((st = avk_file_reader_next_block(r, &b, &more, &err)) == AVK_OK && more)
+        if ((st = avk_columns_decode_block(c, r, &b, nullptr, &err)) != AVK_OK)
+            break;
+    if (st != AVK_OK)
+        problem = avk_failed("reading blocks into columns", err);
+    struct ArrowSchema schema;
+    struct ArrowArray array;
+    if (problem.empty() && (avk_columns_export_schema(c, &schema, &err) != AVK_OK ||
+                            avk_columns_export(c, &array, &err) != AVK_OK))
+        problem = avk_failed("avk_columns_export", err);
+    avk_columns_free(c);
+    avk_file_reader_free(r);
+    if (!problem.empty())
+        return problem;
+    const int32_t *color = static_cast<const int32_t *>(array.children[kColor]->buffers[1]);
+    const int64_t *inner_a =
+        static_cast<const int64_t *>(array.children[kInner]->children[0]->buffers[1]);
+    uint64_t h = kMixStart;
+    for (int64_t i = 0; i < array.length; i++)
+        h = mix(h, inner_a[i], color[i]);
+    *count = (size_t)array.length;
+    *sum = h;
+    array.release(&array);
+    schema.release(&schema);
+    return "";
+}
+
+void avk_read_columns(benchmark::State &state, const Codec *c)
+{
+    FileData *f = file_data(state);
+    if (f == nullptr)
+        return;
+    const std::string &path = read_input(state, f, plain_codec(*c));
+    if (path.empty())
+        return;
+    std::string problem;
+    for (auto _ : state) {
+        size_t n = 0;
+        uint64_t sum = 0;
+        problem = avk_columns_pass(path, &n, &sum);
+        if (problem.empty())
+            problem = count_problem(n, sum, f);
+        if (!problem.empty())
+            break;
+    }
+    if (!problem.empty())
+        state.SkipWithError(problem.c_str());
+    finish_file_row(state, f, file_size(path));
+}
+
 // ---- avro-c -----------------------------------------------------------------
 
 struct AvrocSum {
@@ -547,6 +615,13 @@ int register_file_rows()
         file_row(std::string("avrokit/File/Read/") + c.name, avk_read, &c);
         if (c.avroc)
             file_row(std::string("avroc/File/Read/") + c.name, avroc_read, &c);
+    }
+    // Into columns (Arrow layout) against avro-c's read of the same file.
+    for (const Codec &c : kCodecs) {
+        if (!c.avroc)
+            continue;
+        file_row(std::string("avrokit/File/ReadColumns/") + c.name, avk_read_columns, &c);
+        file_row(std::string("avroc/File/ReadColumns/") + c.name, avroc_read, &c);
     }
     // Worker threads: wall-clock time ("/real_time" is appended to the name).
     for (const Codec &c : kThreaded) {

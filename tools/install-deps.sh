@@ -25,6 +25,7 @@ case "$mode" in
       "${BUILD[@]}" "${LIBS[@]}" "${PEERS[@]}"
       clang libclang-rt-14-dev llvm valgrind       # fuzzing, sanitizers, memcheck
       libbenchmark-dev libavro-dev                 # benchmarks and the avro-c peer
+      python3-dev python3-numpy python3-pandas python3-pytest  # the Python package
     )
     ;;
   aarch64)

@@ -4,10 +4,12 @@
 
 #include "avrokit/alloc.h"
 #include "avrokit/arena.h"
+#include "avrokit/arrow.h"
 #include "avrokit/avro_json.h"
 #include "avrokit/builder.h"
 #include "avrokit/check.h"
 #include "avrokit/codec.h"
+#include "avrokit/columns.h"
 #include "avrokit/file.h"
 #include "avrokit/kernel.h"
 #include "avrokit/logical.h"

@@ -85,4 +85,19 @@ if [ -n "$bad" ]; then
   echo "$bad" >&2
   exit 1
 fi
+# The Python package, where the build made one: imported from the prefix
+# alone (not the build tree), it reads a file it writes.
+pydir=$(ls -d "$prefix"/lib/python3*/dist-packages 2>/dev/null | head -n 1 || true)
+if [ -n "$pydir" ] && [ -z "${AVK_EMULATOR:-}" ]; then
+  (cd "$prefix" && PYTHONPATH="$pydir" /usr/bin/python3 -c '
+import avrokit, sys
+assert avrokit.__file__.startswith(sys.argv[1]), avrokit.__file__
+s = {"type": "record", "name": "P", "fields": [{"name": "x", "type": "long"}]}
+with avrokit.writer("p.avro", s) as w:
+    w.write_many({"x": i} for i in range(10))
+assert [r["x"] for r in avrokit.reader("p.avro")] == list(range(10))
+assert int(avrokit.read_columns("p.avro")["x"].sum()) == 45
+' "$pydir") || fail "the installed Python package in $pydir does not work"
+  echo "install_check: the Python package installed in ${pydir#"$prefix"/} imports and reads and writes"
+fi
 echo "install_check: find_package, pkg-config (clean paths, rpath link), generated code (avrokit_generate and pkg-config) and the export list are fine"
