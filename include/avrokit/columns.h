@@ -68,6 +68,13 @@ typedef struct avk_columns_options {
     unsigned flags;            /* AVK_COLUMNS_* */
     avk_limits limits;         /* as a plan's; 0 fields mean the defaults */
     const avk_allocator *allocator; /* NULL means the C library */
+    /* A reader's schema (Avro schema resolution): the columns are of this
+     * type (the projection names its fields), and the bytes decoded, of
+     * the type given to avk_columns_new, are resolved into it
+     * (avk_plan_new_resolving: promotions, defaults, writer fields skipped,
+     * enum and union mapping) record by record, then appended. NULL: the
+     * columns are of the writer's type and decoded straight from bytes. */
+    const avk_type *reader;
 } avk_columns_options;
 
 /* Sets every field to its default and struct_size to sizeof *o. */
@@ -79,9 +86,11 @@ static inline void avk_columns_options_init(avk_columns_options *o)
 
 /* Makes an empty column set for values of type t (usually a file's root
  * record; any type will do, a non-record being one column). opts may be
- * NULL. The schema must outlive the column set. Returns AVK_OK;
- * AVK_ERR_SCHEMA (a recursive type among the columns; a projection on a
- * root that is not a record); AVK_ERR_INVALID_ARGUMENT (NULL argument, bad
+ * NULL. The schema (and the reader's) must outlive the column set. Returns
+ * AVK_OK; AVK_ERR_RESOLUTION (opts->reader cannot read t's data, as
+ * avk_plan_new_resolving says); AVK_ERR_SCHEMA (a recursive type among the
+ * columns; a projection on a root that is not a record);
+ * AVK_ERR_INVALID_ARGUMENT (NULL argument, bad
  * options size, a projected path that names no field, a field named
  * twice); AVK_ERR_NO_MEMORY. err->path says where in the schema. */
 AVK_EXPORT avk_status avk_columns_new(const avk_type *t, const avk_columns_options *opts,

@@ -640,30 +640,6 @@ static avk_status read_blocks(avk_file_reader *fr, avk_columns *c, uint64_t end,
     }
 }
 
-/* Records resolved into the reader's schema, then appended as values. */
-static avk_status read_records(avk_file_reader *fr, avk_columns *c, uint64_t end, avk_error *err)
-{
-    avk_arena *arena;
-    avk_value v;
-    int more;
-    avk_status st = avk_arena_new(NULL, &arena, err);
-    if (st != AVK_OK)
-        return st;
-    for (;;) {
-        if (pyavk_past_range(fr, end))
-            break;
-        avk_arena_reset(arena);
-        st = avk_file_reader_next(fr, arena, &v, &more, err);
-        if (st != AVK_OK || !more)
-            break;
-        st = avk_columns_append_value(c, &v, err);
-        if (st != AVK_OK)
-            break;
-    }
-    avk_arena_free(arena);
-    return st;
-}
-
 PyObject *pyavk_read_arrow(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"source", "columns", "reader_schema", "start", "end", NULL};
@@ -689,7 +665,6 @@ PyObject *pyavk_read_arrow(PyObject *self, PyObject *args, PyObject *kw)
         reader_schema = pyavk_schema_from_py(rs);
         if (!reader_schema)
             return NULL;
-        o.reader_schema = reader_schema;
     }
     if (cols != Py_None) {
         /* A tuple of its own: the strings stay alive while the GIL is
@@ -726,13 +701,15 @@ PyObject *pyavk_read_arrow(PyObject *self, PyObject *args, PyObject *kw)
                 goto done;
         }
         Py_BEGIN_ALLOW_THREADS
-        st = avk_columns_new(reader_schema ? avk_schema_root(reader_schema)
-                                           : avk_schema_root(avk_file_reader_schema(fr)),
-                             &co, &c, &err);
+        /* With a reader's schema, the column set resolves each record
+         * itself: the file reader hands over raw blocks either way. */
+        if (reader_schema)
+            co.reader = avk_schema_root(reader_schema);
+        st = avk_columns_new(avk_schema_root(avk_file_reader_schema(fr)), &co, &c, &err);
         if (st == AVK_OK && start != Py_None)
             st = avk_file_reader_seek_sync(fr, start_at, &err);
         if (st == AVK_OK)
-            st = reader_schema ? read_records(fr, c, end_at, &err) : read_blocks(fr, c, end_at, &err);
+            st = read_blocks(fr, c, end_at, &err);
         Py_END_ALLOW_THREADS
     }
     if (st != AVK_OK) {

@@ -359,6 +359,38 @@ static avk_status decode_tiled(avki_col_ctx *d, uint64_t count, uint64_t *at)
     return st;
 }
 
+/* With a reader's schema: each value decoded by the resolving plan, then
+ * appended (which is all or nothing per value). */
+static avk_status decode_resolved(avk_columns *c, avk_reader *r, uint64_t count, uint64_t *done,
+                                  avk_error *err)
+{
+    avk_value v;
+    uint64_t i;
+    avk_status st = AVK_OK;
+    *done = 0;
+    if (!c->arena) {
+        avk_arena_options ao;
+        avk_arena_options_init(&ao);
+        ao.allocator = &c->alloc;
+        st = avk_arena_new(&ao, &c->arena, err);
+        if (st != AVK_OK)
+            return st;
+    }
+    for (i = 0; i < count; i++) {
+        const uint8_t *start = r->pos;
+        avk_arena_reset(c->arena);
+        st = avk_plan_decode(c->plan, r, c->arena, &v, err);
+        if (st == AVK_OK)
+            st = avk_columns_append_value(c, &v, err);
+        if (st != AVK_OK) {
+            r->pos = start;
+            break;
+        }
+    }
+    *done = i;
+    return st;
+}
+
 avk_status avk_columns_decode(avk_columns *c, avk_reader *r, uint64_t count, uint64_t *done,
                               avk_error *err)
 {
@@ -375,6 +407,12 @@ avk_status avk_columns_decode(avk_columns *c, avk_reader *r, uint64_t count, uin
         return avk_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                              "avk_columns_decode: needs a memory reader (the whole input in "
                              "memory, as a decompressed block is)");
+    if (c->resolving) {
+        st = decode_resolved(c, r, count, &i, err);
+        if (done)
+            *done = i;
+        return st;
+    }
     memset(&d, 0, sizeof d);
     d.c = c;
     d.r = r;

@@ -96,7 +96,10 @@ struct avk_columns {
     unsigned flags;
     const avk_type *type;
     avki_col *root;
-    avk_plan *plan;      /* the whole type: the error of a bad value, as avk_plan_decode says it */
+    avk_plan *plan;      /* the whole type: the error of a bad value, as avk_plan_decode says it;
+                            with a reader's schema, the resolving plan that decodes every value */
+    int resolving;       /* values go through plan and arena, then avk_columns_append_value */
+    avk_arena *arena;    /* one resolved value at a time (made on first use) */
     avk_buffer block;    /* decompressed block data */
     /* A root record of numbers only (a table) is decoded a tile of rows at
      * a time into row-major scratch, then copied out column by column:

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "avrokit/check.h"
+#include "avrokit/resolve.h"
 #include "columns_internal.h"
 #include "common/alloc_internal.h"
 #include "common/error.h"
@@ -614,13 +615,13 @@ avk_status avk_columns_new(const avk_type *t, const avk_columns_options *opts, a
         else
             st = sel_add(c, &root, o.fields[i], err);
     }
-    if (st == AVK_OK && o.field_count && avk_type_kind(t) != AVK_RECORD) {
+    if (st == AVK_OK && o.field_count && avk_type_kind(o.reader ? o.reader : t) != AVK_RECORD) {
         uint32_t nb;
-        const avk_type *in = nullable_of(t, &nb);
+        const avk_type *in = nullable_of(o.reader ? o.reader : t, &nb);
         if (!in || avk_type_kind(in) != AVK_RECORD)
             st = avk_error_set(err, AVK_ERR_SCHEMA, AVK_OFFSET_UNKNOWN,
                                "a projection needs a record at the root, not %s",
-                               avk_kind_name(avk_type_kind(t)));
+                               avk_kind_name(avk_type_kind(o.reader ? o.reader : t)));
     }
     if (st == AVK_OK) {
         b = alloc.alloc(alloc.ctx, sizeof *b);
@@ -632,14 +633,15 @@ avk_status avk_columns_new(const avk_type *t, const avk_columns_options *opts, a
             b->c = c;
             b->err = err;
             snprintf(b->path, sizeof b->path, "%s", avk_type_is_named(t) ? avk_type_name(t) : "");
-            st = build(b, t, "", o.field_count ? &root : NULL, &c->root);
+            st = build(b, o.reader ? o.reader : t, "", o.field_count ? &root : NULL, &c->root);
             avki_col_free_mem(c, (void *)b->sized, b->cap_sized * sizeof *b->sized);
             avki_col_free_mem(c, b->sizes, b->cap_sized * sizeof *b->sizes);
             alloc.free(alloc.ctx, b, sizeof *b);
         }
     }
     sel_free(c, &root);
-    if (st == AVK_OK)
+    c->resolving = o.reader != NULL;
+    if (st == AVK_OK && !c->resolving)
         st = tile_init(c, err);
     avki_col_reset_budget(c);
     if (st == AVK_OK) {
@@ -648,7 +650,8 @@ avk_status avk_columns_new(const avk_type *t, const avk_columns_options *opts, a
         po.allocator = &c->alloc;
         if (c->flags & AVK_COLUMNS_CHECK_UTF8)
             po.flags |= AVK_PLAN_CHECK_UTF8;
-        st = avk_plan_new(t, &po, &c->plan, err);
+        st = c->resolving ? avk_plan_new_resolving(t, o.reader, &po, &c->plan, err)
+                          : avk_plan_new(t, &po, &c->plan, err);
     }
     if (st != AVK_OK) {
         avk_columns_free(c);
@@ -667,6 +670,7 @@ void avk_columns_free(avk_columns *c)
     avki_col_free_mem(c, c->tile, c->tile_size);
     col_free(c, c->root);
     avk_plan_free(c->plan);
+    avk_arena_free(c->arena);
     avk_buffer_destroy(&c->block);
     c->alloc.free(c->alloc.ctx, c, sizeof *c);
 }

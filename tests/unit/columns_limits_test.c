@@ -130,12 +130,56 @@ static void test_append_value_checks(void **state)
     avk_schema_free(s);
 }
 
+/* opts.reader: the writer's bytes resolved into the reader's columns
+ * (promotion, a default, a skipped field); a bad record stops the call
+ * with the records before it kept, as the resolving plan reports it. */
+static void test_reader_schema(void **state)
+{
+    avk_schema *w = AVKT_PARSE("{'type':'record','name':'P','fields':[{'name':'a','type':'int'},"
+                               "{'name':'gone','type':'string'}]}");
+    avk_schema *rd = AVKT_PARSE("{'type':'record','name':'P','fields':[{'name':'a','type':'long'},"
+                                "{'name':'new','type':'string','default':'x'}]}");
+    /* a=1 gone="g"; a=-2 gone=""; a=3 gone (length 5, 1 byte left) */
+    static const uint8_t data[] = {0x02, 0x02, 'g', 0x03, 0x00, 0x06, 0x0a, 'z'};
+    avk_columns_options o;
+    avk_columns *c;
+    avk_reader r;
+    avk_error err;
+    uint64_t done = 0;
+    struct ArrowArray a;
+    struct ArrowSchema s;
+    (void)state;
+    avk_columns_options_init(&o);
+    o.reader = avk_schema_root(rd);
+    AVKT_OK(avk_columns_new(avk_schema_root(w), &o, &c, &err));
+    avk_reader_init_memory(&r, data, sizeof data);
+    AVKT_ASSERT_STATUS(avk_columns_decode(c, &r, 3, &done, &err), AVK_ERR_TRUNCATED);
+    AVKT_ASSERT_I64_EQ(done, 2);
+    AVKT_ASSERT_I64_EQ(r.pos - data, 5);
+    AVKT_ASSERT_I64_EQ(err.offset, 6); /* the length varint of the cut string */
+    AVKT_OK(avk_columns_export_schema(c, &s, &err));
+    AVKT_OK(avk_columns_export(c, &a, &err));
+    assert_string_equal(s.children[0]->format, "l");
+    assert_string_equal(s.children[1]->name, "new");
+    AVKT_ASSERT_I64_EQ(((const int64_t *)a.children[0]->buffers[1])[1], -2);
+    assert_memory_equal((const char *)a.children[1]->buffers[2], "xx", 2);
+    a.release(&a);
+    s.release(&s);
+    avk_columns_free(c);
+    /* schemas that cannot be resolved */
+    o.reader = avk_schema_root(w);
+    AVKT_ASSERT_STATUS(avk_columns_new(avk_schema_root(rd), &o, &c, &err), AVK_ERR_RESOLUTION);
+    avk_schema_free(w);
+    avk_schema_free(rd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_null_placeholders_are_bounded),
         cmocka_unit_test(test_schema_expanding_past_the_column_limit),
         cmocka_unit_test(test_append_value_checks),
+        cmocka_unit_test(test_reader_schema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
