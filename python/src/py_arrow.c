@@ -158,29 +158,14 @@ static int is_null(const struct ArrowArray *a, int64_t i)
 
 static PyObject *pylist(const struct ArrowSchema *s, const struct ArrowArray *a);
 
+/* A decimal128/256 cell (little-endian) as a Decimal. */
 static PyObject *decimal_le(const uint8_t *p, size_t width, int scale)
 {
-    /* int.from_bytes(p, "little", signed=True) * 10^-scale, exactly */
-    PyObject *bytes = PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)width);
-    PyObject *args = NULL, *kw = NULL, *unscaled = NULL, *text = NULL, *out = NULL;
-    PyObject *from_bytes = PyObject_GetAttrString((PyObject *)&PyLong_Type, "from_bytes");
-    if (bytes && from_bytes) {
-        args = Py_BuildValue("(Os)", bytes, "little");
-        kw = Py_BuildValue("{s:O}", "signed", Py_True);
-    }
-    if (args && kw)
-        unscaled = PyObject_Call(from_bytes, args, kw);
-    if (unscaled)
-        text = PyUnicode_FromFormat("%SE%d", unscaled, -scale);
-    if (text)
-        out = PyObject_CallOneArg(pyavk_Decimal, text);
-    Py_XDECREF(bytes);
-    Py_XDECREF(from_bytes);
-    Py_XDECREF(args);
-    Py_XDECREF(kw);
-    Py_XDECREF(unscaled);
-    Py_XDECREF(text);
-    return out;
+    uint8_t be[32];
+    size_t k;
+    for (k = 0; k < width; k++)
+        be[k] = p[width - 1 - k];
+    return pyavk_decimal(be, width, scale);
 }
 
 /* Value i of a column (not null). */

@@ -141,57 +141,39 @@ static PyObject **strings_of(pyavk_names *n, const avk_type *t)
 
 /* ---- logical types ------------------------------------------------------ */
 
-/* Days since 1970-01-01 to a civil date (proleptic Gregorian). */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+/* datetime's years: outside them the caller gives the raw integer. */
+static int in_datetime_years(int year)
 {
-    int64_t era, yoe, doy, mp;
-    uint64_t doe;
-    z += 719468;
-    era = (z >= 0 ? z : z - 146096) / 146097;
-    doe = (uint64_t)(z - era * 146097);
-    yoe = (int64_t)((doe - doe / 1460 + doe / 36524 - doe / 146096) / 365);
-    doy = (int64_t)doe - (365 * yoe + yoe / 4 - yoe / 100);
-    mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
+    return year >= 1 && year <= 9999;
 }
 
-static int64_t floor_div(int64_t a, int64_t b, int64_t *rem)
+static PyObject *date_of(int32_t days)
 {
-    int64_t q = a / b, r = a % b;
-    if (r < 0) {
-        r += b;
-        q--;
-    }
-    *rem = r;
-    return q;
-}
-
-/* None when the date is outside datetime's years 1-9999 (the caller then
- * gives the raw integer). */
-static PyObject *date_of(int64_t days)
-{
-    int64_t y;
-    int m, d;
-    if (days < -719162 || days > 2932896)
+    int y;
+    unsigned m, d;
+    if (avk_date_to_civil(days, &y, &m, &d) != AVK_OK || !in_datetime_years(y))
         return NULL;
-    civil_from_days(days, &y, &m, &d);
-    return PyDate_FromDate((int)y, m, d);
+    return PyDate_FromDate(y, (int)m, (int)d);
 }
 
-/* A datetime from units since the epoch (units per second: 1e3, 1e6, 1e9). */
-static PyObject *datetime_of(int64_t t, int64_t per_second, int aware)
+/* A datetime (microseconds: nanoseconds are cut) of a timestamp in unit. */
+static PyObject *datetime_of(int64_t t, avk_logical unit, int aware)
 {
-    int64_t rem, secs = floor_div(t, per_second, &rem), days, sod, y;
-    int m, d;
-    int us = (int)(per_second >= 1000000 ? rem / (per_second / 1000000) : rem * (1000000 / per_second));
-    days = floor_div(secs, 86400, &sod);
-    if (days < -719162 || days > 2932896)
+    int64_t days;
+    uint32_t sod, fraction, us;
+    int y;
+    unsigned m, d;
+    if (avk_timestamp_split(t, unit, &days, &sod, &fraction) != AVK_OK || days < INT32_MIN ||
+        days > INT32_MAX || avk_date_to_civil((int32_t)days, &y, &m, &d) != AVK_OK ||
+        !in_datetime_years(y))
         return NULL;
-    civil_from_days(days, &y, &m, &d);
-    return PyDateTimeAPI->DateTime_FromDateAndTime((int)y, m, d, (int)(sod / 3600),
-                                                   (int)(sod / 60 % 60), (int)(sod % 60), us,
+    us = unit == AVK_LOGICAL_TIMESTAMP_MILLIS || unit == AVK_LOGICAL_LOCAL_TIMESTAMP_MILLIS
+             ? fraction * 1000
+         : unit == AVK_LOGICAL_TIMESTAMP_MICROS || unit == AVK_LOGICAL_LOCAL_TIMESTAMP_MICROS
+             ? fraction
+             : fraction / 1000;
+    return PyDateTimeAPI->DateTime_FromDateAndTime(y, (int)m, (int)d, (int)(sod / 3600),
+                                                   (int)(sod / 60 % 60), (int)(sod % 60), (int)us,
                                                    aware ? pyavk_utc : Py_None,
                                                    PyDateTimeAPI->DateTimeType);
 }
@@ -205,37 +187,22 @@ static PyObject *time_of(int64_t t, int64_t per_second)
                            (int)(us / 1000000 % 60), (int)(us % 1000000));
 }
 
-/* Decimal(unscaled * 10^-scale) exactly, from big-endian two's complement. */
-static PyObject *decimal_of(const avk_bytes *b, int scale)
+PyObject *pyavk_decimal(const uint8_t *unscaled, size_t len, int scale)
 {
-    PyObject *bytes, *unscaled, *text, *out;
-    bytes = PyBytes_FromStringAndSize((const char *)b->data, (Py_ssize_t)b->len);
-    if (!bytes)
-        return NULL;
-    unscaled = b->len ? PyObject_CallMethod((PyObject *)&PyLong_Type, "from_bytes", "Os", bytes, "big")
-                      : PyLong_FromLong(0);
-    Py_DECREF(bytes);
-    if (!unscaled)
-        return NULL;
-    if (b->len && (b->data[0] & 0x80)) {
-        /* two's complement: subtract 2^(8 len) */
-        PyObject *shift = PyLong_FromSize_t(8 * b->len), *one = PyLong_FromLong(1), *p, *v;
-        p = shift && one ? PyNumber_Lshift(one, shift) : NULL;
-        v = p ? PyNumber_Subtract(unscaled, p) : NULL;
-        Py_XDECREF(shift);
-        Py_XDECREF(one);
-        Py_XDECREF(p);
-        Py_DECREF(unscaled);
-        if (!v)
-            return NULL;
-        unscaled = v;
+    char small[128], *text = small;
+    size_t need = 0;
+    PyObject *out;
+    avk_status st = avk_decimal_to_string(unscaled, len, scale, small, sizeof small, &need);
+    if (st == AVK_ERR_LIMIT && need) {
+        text = PyMem_Malloc(need + 1);
+        if (!text)
+            return PyErr_NoMemory();
+        st = avk_decimal_to_string(unscaled, len, scale, text, need + 1, &need);
     }
-    text = PyUnicode_FromFormat("%SE%d", unscaled, -scale);
-    Py_DECREF(unscaled);
-    if (!text)
-        return NULL;
-    out = PyObject_CallOneArg(pyavk_Decimal, text);
-    Py_DECREF(text);
+    /* more than AVK_DECIMAL_MAX_BYTES or a negative scale: the raw bytes */
+    out = st == AVK_OK ? PyObject_CallFunction(pyavk_Decimal, "s", text) : NULL;
+    if (text != small)
+        PyMem_Free(text);
     return out;
 }
 
@@ -279,19 +246,15 @@ static PyObject *logical_of(const avk_value *v)
     case AVK_LOGICAL_TIME_MICROS:
         return time_of(v->u.l, 1000000);
     case AVK_LOGICAL_TIMESTAMP_MILLIS:
-        return datetime_of(v->u.l, 1000, 1);
     case AVK_LOGICAL_TIMESTAMP_MICROS:
-        return datetime_of(v->u.l, 1000000, 1);
     case AVK_LOGICAL_TIMESTAMP_NANOS:
-        return datetime_of(v->u.l, 1000000000, 1);
+        return datetime_of(v->u.l, avk_type_logical(t), 1);
     case AVK_LOGICAL_LOCAL_TIMESTAMP_MILLIS:
-        return datetime_of(v->u.l, 1000, 0);
     case AVK_LOGICAL_LOCAL_TIMESTAMP_MICROS:
-        return datetime_of(v->u.l, 1000000, 0);
     case AVK_LOGICAL_LOCAL_TIMESTAMP_NANOS:
-        return datetime_of(v->u.l, 1000000000, 0);
+        return datetime_of(v->u.l, avk_type_logical(t), 0);
     case AVK_LOGICAL_DECIMAL:
-        return decimal_of(&v->u.bytes, avk_type_decimal_scale(t));
+        return pyavk_decimal(v->u.bytes.data, v->u.bytes.len, avk_type_decimal_scale(t));
     case AVK_LOGICAL_UUID:
         return avk_type_kind(t) == AVK_STRING ? uuid_of_text(&v->u.bytes)
                                                : uuid_of_bytes(&v->u.bytes);

@@ -54,6 +54,10 @@ void pyavk_names_free(pyavk_names *n);
  * types date, datetime (UTC-aware; naive for local-timestamp-*), time,
  * Decimal, UUID, unless flags has PYAVK_RAW. */
 PyObject *pyavk_to_py(pyavk_names *names, const avk_value *v, int flags);
+/* Decimal(unscaled * 10^-scale) exactly, from big-endian two's complement
+ * (avk_decimal_to_string); NULL with no exception set when the library
+ * cannot write it (the caller keeps the raw bytes). */
+PyObject *pyavk_decimal(const uint8_t *unscaled, size_t len, int scale);
 /* Imports datetime's C API for py_to_python.c; 0 or -1 with an exception. */
 int pyavk_to_py_init(void);
 

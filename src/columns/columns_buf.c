@@ -1,6 +1,7 @@
 /* Column buffers: growth, nulls and placeholders, decimals, and the marks a failed call goes back to. */
 #include <string.h>
 
+#include "avrokit/logical.h"
 #include "columns_internal.h"
 
 avk_status avki_col_grow(avk_columns *c, avki_col_buf *b, size_t need)
@@ -113,28 +114,23 @@ avk_status avki_col_append_empty(avki_col_ctx *d, avki_col *col)
 /* ---- marks: where a call started, to go back to on error ---------------- */
 
 /* Big-endian two's complement of any length, sign-extended to width
- * little-endian bytes. */
+ * (avk_decimal_to_fixed), stored little-endian as Arrow keeps decimals. */
 avk_status avki_col_put_decimal(avki_col_ctx *d, avki_col *col, const uint8_t *p, uint64_t n,
                                 uint64_t offset)
 {
-    uint64_t i;
-    uint8_t out[32], fill = (n && (p[0] & 0x80)) ? 0xff : 0x00;
-    /* Bytes beyond the width must be sign extension only, and the first
-     * byte kept must carry the same sign. */
-    for (i = 0; i + col->width < n; i++) {
-        if (p[i] != fill || (i + 1 + col->width == n && ((p[i + 1] ^ fill) & 0x80))) {
-            d->own_error = 1;
-            return avk_error_set(d->err, AVK_ERR_MALFORMED, offset,
-                                 "a decimal of %llu bytes does not fit Arrow's %zu-byte decimal "
-                                 "(precision %d)",
-                                 (unsigned long long)n, col->width,
-                                 avk_type_decimal_precision(col->type));
-        }
+    uint8_t be[32], le[32];
+    size_t i;
+    if (avk_decimal_to_fixed(p, (size_t)n, be, col->width) != AVK_OK) {
+        d->own_error = 1;
+        return avk_error_set(d->err, AVK_ERR_MALFORMED, offset,
+                             "a decimal of %llu bytes does not fit Arrow's %zu-byte decimal "
+                             "(precision %d)",
+                             (unsigned long long)n, col->width,
+                             avk_type_decimal_precision(col->type));
     }
-    memset(out, fill, sizeof out);
-    for (i = 0; i < n && i < col->width; i++)
-        out[i] = p[n - 1 - i];
-    return avki_col_put(d->c, &col->values, out, col->width);
+    for (i = 0; i < col->width; i++)
+        le[i] = be[col->width - 1 - i];
+    return avki_col_put(d->c, &col->values, le, col->width);
 }
 
 void avki_col_mark(avki_col *col)
