@@ -62,6 +62,20 @@ demo: build
 	done
 	$(BUILD)/examples/container_demo $(BUILD)/demo/orders.avro
 	@echo
+	@echo "== one file on every core: -j 1 and -j 2, the same output (docs/parallel.md) =="
+	@for j in 1 2; do \
+	  s=$$(date +%s%N); \
+	  $(AVROKIT) tojson --quiet -j $$j $(BUILD)/demo/orders-deflate.avro > $(BUILD)/demo/orders-j$$j.json || exit 1; \
+	  e=$$(date +%s%N); \
+	  printf 'tojson -j %s: %s records in %s ms\n' $$j "$$(wc -l < $(BUILD)/demo/orders-j$$j.json)" $$(( (e - s) / 1000000 )); \
+	done; cmp $(BUILD)/demo/orders-j1.json $(BUILD)/demo/orders-j2.json && echo "the same output"
+	$(AVROKIT) count --verify -j 2 $(BUILD)/demo/orders-zstandard.avro
+	@echo
+	@echo "== the block index: record 99,998 of 100,000 without reading the others (docs/cli.md#index) =="
+	$(AVROKIT) index $(BUILD)/demo/orders.avro
+	$(AVROKIT) tojson --offset 99998 --limit 1 $(BUILD)/demo/orders.avro | cut -c1-100
+	$(AVROKIT) tail -n 1 $(BUILD)/demo/orders.avro | cut -c1-100
+	@echo
 	@echo "== generated code: avrokit gen for order.avsc (docs/gen.md), the orders read through it =="
 	@mkdir -p $(BUILD)/demo/gen
 	$(AVROKIT) gen --list --prefix shop examples/data/order.avsc -o $(BUILD)/demo/gen
@@ -69,6 +83,9 @@ demo: build
 	@echo
 	@echo "== Python: the orders as dicts, NumPy columns, a DataFrame and Arrow (docs/python.md) =="
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 examples/python_demo.py $(BUILD)/demo/orders.avro
+	@echo
+	@echo "== Dask: the orders files through a LocalCluster of 2 worker processes (docs/python.md#dask) =="
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 examples/dask_demo.py $(BUILD)/demo/orders*.avro
 
 # make bench [KERNEL=name] [FILTER=regex]: every row, or those FILTER picks,
 # with the kernel forced (fails when this CPU cannot run it).

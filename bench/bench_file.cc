@@ -42,25 +42,38 @@ struct Codec {
     int level;         // avrokit level; 0 for the codec's default
     const char *avroc; // avro-c's name, or nullptr when only avrokit rows run
     unsigned threads;  // avrokit worker threads (options.threads); 0: none
+    unsigned flags;    // avrokit reader flags (AVK_FILE_DECODE_AHEAD)
 };
 
 // avro-c 1.11 has null, deflate, snappy and lzma (raw LZMA2 under a
 // nonstandard name), no zstandard or bzip2.
 const Codec kCodecs[] = {
-    {"null", AVK_CODEC_NULL, 0, "null", 0},
-    {"deflate", AVK_CODEC_DEFLATE, kDeflateLevel, "deflate", 0},
-    {"snappy", AVK_CODEC_SNAPPY, 0, "snappy", 0},
-    {"zstandard", AVK_CODEC_ZSTANDARD, 0, nullptr, 0},
-    {"bzip2", AVK_CODEC_BZIP2, 0, nullptr, 0},
-    {"xz", AVK_CODEC_XZ, 0, nullptr, 0},
+    {"null", AVK_CODEC_NULL, 0, "null", 0, 0},
+    {"deflate", AVK_CODEC_DEFLATE, kDeflateLevel, "deflate", 0, 0},
+    {"snappy", AVK_CODEC_SNAPPY, 0, "snappy", 0, 0},
+    {"zstandard", AVK_CODEC_ZSTANDARD, 0, nullptr, 0, 0},
+    {"bzip2", AVK_CODEC_BZIP2, 0, nullptr, 0, 0},
+    {"xz", AVK_CODEC_XZ, 0, nullptr, 0, 0},
 };
 
 // The same codecs with worker threads (2: one worker beside the caller, the
 // machine's two cores), avrokit alone. Timed by the wall clock: the
 // workers' time is not the calling thread's.
 const Codec kThreaded[] = {
-    {"deflate/threads:2", AVK_CODEC_DEFLATE, kDeflateLevel, nullptr, 2},
-    {"zstandard/threads:2", AVK_CODEC_ZSTANDARD, 0, nullptr, 2},
+    {"deflate/threads:2", AVK_CODEC_DEFLATE, kDeflateLevel, nullptr, 2, 0},
+    {"zstandard/threads:2", AVK_CODEC_ZSTANDARD, 0, nullptr, 2, 0},
+};
+
+// Parallel decoding (AVK_FILE_DECODE_AHEAD): workers decompress and decode
+// blocks; 1 worker is the caller's thread alone. Wall clock, against
+// avro-c's one thread on the same file (it has no zstandard).
+const Codec kParallel[] = {
+    {"null/workers:1", AVK_CODEC_NULL, 0, "null", 0, 0},
+    {"null/workers:2", AVK_CODEC_NULL, 0, "null", 2, AVK_FILE_DECODE_AHEAD},
+    {"deflate/workers:1", AVK_CODEC_DEFLATE, kDeflateLevel, "deflate", 0, 0},
+    {"deflate/workers:2", AVK_CODEC_DEFLATE, kDeflateLevel, "deflate", 2, AVK_FILE_DECODE_AHEAD},
+    {"zstandard/workers:1", AVK_CODEC_ZSTANDARD, 0, nullptr, 0, 0},
+    {"zstandard/workers:2", AVK_CODEC_ZSTANDARD, 0, nullptr, 2, AVK_FILE_DECODE_AHEAD},
 };
 
 // ---- data and files -----------------------------------------------------------
@@ -225,8 +238,8 @@ std::string count_problem(size_t got, uint64_t sum, const FileData *f)
 // ---- avrokit ----------------------------------------------------------------
 
 // One pass over a file with avrokit: records and checksum.
-std::string avk_read_pass(const std::string &path, unsigned threads, avk_arena *arena,
-                          size_t *count, uint64_t *sum)
+std::string avk_read_pass(const std::string &path, unsigned threads, unsigned flags,
+                          avk_arena *arena, size_t *count, uint64_t *sum)
 {
     avk_error err;
     avk_file_reader *r;
@@ -234,6 +247,7 @@ std::string avk_read_pass(const std::string &path, unsigned threads, avk_arena *
     std::memset(&o, 0, sizeof o);
     o.struct_size = sizeof o;
     o.threads = threads;
+    o.flags = flags;
     *count = 0;
     *sum = kMixStart;
     if (avk_file_reader_open_path(path.c_str(), &o, &r, &err) != AVK_OK)
@@ -327,7 +341,7 @@ void avk_read(benchmark::State &state, const Codec *c)
     for (auto _ : state) {
         size_t n;
         uint64_t sum;
-        problem = avk_read_pass(path, c->threads, arena, &n, &sum);
+        problem = avk_read_pass(path, c->threads, c->flags, arena, &n, &sum);
         if (problem.empty())
             problem = count_problem(n, sum, f);
         if (!problem.empty())
@@ -633,6 +647,17 @@ int register_file_rows()
                                      avk_read, &c)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
+    }
+    for (const Codec &c : kParallel) {
+        benchmark::RegisterBenchmark((std::string("avrokit/File/ParallelRead/") + c.name).c_str(),
+                                     avk_read, &c)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        if (c.avroc)
+            benchmark::RegisterBenchmark(
+                (std::string("avroc/File/ParallelRead/") + c.name).c_str(), avroc_read, &c)
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime();
     }
     // avrocat is avro-c's tool: the pair is avrokit/avroc like every other.
     // Wall-clock time for the rates too: the parent's CPU time leaves the

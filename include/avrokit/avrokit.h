@@ -11,6 +11,7 @@
 #include "avrokit/codec.h"
 #include "avrokit/columns.h"
 #include "avrokit/file.h"
+#include "avrokit/file_index.h"
 #include "avrokit/kernel.h"
 #include "avrokit/logical.h"
 #include "avrokit/macros.h"

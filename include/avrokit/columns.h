@@ -125,6 +125,18 @@ AVK_EXPORT avk_status avk_columns_decode_block(avk_columns *c, const avk_file_re
                                                const avk_file_block *block, uint64_t *done,
                                                avk_error *err);
 
+/* For a file reader's work function (avk_file_reader_next_work): decodes
+ * the rest of a block's records into the columns, with the reader's
+ * statuses and messages (the block's place, the record's index; a limit
+ * that is the data lying is damage, as avk_file_reader_next says). The
+ * records are taken from the cursor (avk_file_records_done counts them);
+ * on error the cursor is done and the columns keep the records before
+ * the bad one (*done, NULL allowed, says how many of this call's). Bytes
+ * left after the last record are reported by the reader. Runs on the
+ * work's thread: one column set per slot. */
+AVK_EXPORT avk_status avk_columns_decode_records(avk_columns *c, avk_file_records *records,
+                                                 uint64_t *done, avk_error *err);
+
 /* Appends one value already decoded (by a resolving plan, generated code's
  * _to_value, the builder): v must be of the column set's type (kinds,
  * fields, branches as avk_plan_encode requires; fields left out by the

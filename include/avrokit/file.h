@@ -44,6 +44,9 @@ typedef struct avk_file_reader avk_file_reader;
                                          (AVK_ERR_LIMIT) is not damage: it is returned,
                                          not reported to on_skip nor counted (see
                                          avk_file_reader_next). */
+#define AVK_FILE_DECODE_AHEAD 0x4u /* with threads > 1: the workers decode the
+                              records too, not only decompress them (see
+                              "Decoding ahead" below). */
 #define AVK_FILE_MAP 0x2u /* map a regular file into memory instead of reading it through a
                               buffer: block data and string views then point into the
                               mapping. Slower where page faults are dear (each page first
@@ -56,6 +59,21 @@ typedef struct avk_file_reader avk_file_reader;
  * or to the end of the file). */
 typedef void (*avk_file_skip_fn)(void *ctx, const avk_error *why, uint64_t from,
                                  uint64_t to);
+
+/* The records of one block, handed to a work function (see
+ * avk_file_reader_next_work). */
+typedef struct avk_file_records avk_file_records;
+
+/* Work on one block's records, on one of the read-ahead's threads (or on
+ * the caller's). slot (below avk_file_reader_slots) names where its results
+ * may go: a slot is used by one block at a time, from this call until
+ * avk_file_reader_next_work hands that block on and the next call after
+ * it, so per-slot state needs no lock. Returns AVK_OK, or a status with
+ * err filled (those of avk_file_records_next pass through as they are).
+ * Runs on several threads at once: it may read shared state but must not
+ * write it without its own lock. */
+typedef avk_status (*avk_file_work_fn)(void *ctx, unsigned slot, avk_file_records *records,
+                                       avk_error *err);
 
 typedef struct avk_file_reader_options {
     size_t struct_size;        /* sizeof(avk_file_reader_options) */
@@ -88,6 +106,13 @@ typedef struct avk_file_reader_options {
                                   offsetof(avk_file_reader_options,
                                   max_meta_entries) as struct_size and get the
                                   default. */
+    avk_file_work_fn work;     /* NULL, or work done on every block by the
+                                  read-ahead's threads: see
+                                  avk_file_reader_next_work. Callers built
+                                  before this field pass offsetof(
+                                  avk_file_reader_options, work) as
+                                  struct_size: accepted, NULL. */
+    void *work_ctx;
 } avk_file_reader_options;
 
 /* Sets every field of *o to its default (zero: the library's defaults) and
@@ -261,6 +286,84 @@ typedef struct avk_file_block {
  * each with its own buffer and arena). */
 AVK_EXPORT avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block,
                                                  int *more, avk_error *err);
+
+/* ---- Parallel decoding ---------------------------------------------------
+ *
+ * Decoding ahead (flags AVK_FILE_DECODE_AHEAD, threads = N > 1, any codec):
+ * avk_file_reader_next and skip return the same records, statuses, errors,
+ * stats and on_skip calls as without, but N - 1 worker threads (and the
+ * caller's, when it would otherwise wait) decompress and decode up to 2N
+ * blocks ahead of the caller, each block into memory of its own. The
+ * records returned then live in the reader, not in the caller's arena
+ * (whatever plan_flags say): they stay valid until the call that moves
+ * past their block (as string views do), so a caller that keeps records
+ * longer copies them (or reads without the flag). Their memory comes from
+ * the reader's allocator, not from the caller's arena, so an arena's own
+ * limit (avk_arena_options) does not apply to them. A block's records
+ * decoded ahead are held up to 65,536 at a time or 32 MiB of values; the
+ * rest of a larger block is decoded on the caller's thread into its arena.
+ * Memory: up to 2N blocks in flight, each with its data and its decoded
+ * values.
+ *
+ * Work on blocks (options.work set; threads = N > 1 for parallelism,
+ * otherwise the work runs on the caller's thread): read
+ * the file with avk_file_reader_next_work instead of next. The reader's
+ * thread reads and checks blocks in file order; the workers decompress
+ * each one and call work(ctx, slot, records) on it, where records decodes
+ * with the reader's plan, checks and messages (avk_file_records_next). The
+ * caller gets the blocks back in file order, each with its slot, and takes
+ * the results out of its per-slot state. Use it to decode into anything:
+ * values, columns (avk_columns_decode over avk_file_records_data), text,
+ * generated structs. */
+
+/* How many slot numbers work functions may be called with (slots are
+ * numbered from 0): 1 without threads, 2N + 1 with threads = N. */
+AVK_EXPORT unsigned avk_file_reader_slots(const avk_file_reader *fr);
+
+/* The next block, its work done. On AVK_OK with *more = 1: *slot holds its
+ * results and *records says how many records the work took from it
+ * (records decoded or skipped with avk_file_records_*); both stay the
+ * block's until the next call. *more = 0 at the clean end.
+ * Errors are those of avk_file_reader_next, in the same order and with
+ * the same messages, and a work that failed is one of them:
+ * - reading, decompressing or the block's count failed: the block had no
+ *   work; *slot is AVK_FILE_NO_SLOT;
+ * - the work returned a status: *slot and *records are set (the records
+ *   it took before the failure are in the slot). In
+ *   AVK_FILE_SKIP_BAD_BLOCKS mode damage goes to on_skip and the call
+ *   returns AVK_OK with the block (as next returns the records before
+ *   damage); a limit is returned and reading may go on, as with next.
+ * A block whose work took all its records and left bytes after them is
+ * reported (MALFORMED) by the call after the one that hands it on.
+ * Stats count the records the work took. After next or skip left a block
+ * partly read (e.g. after avk_file_reader_seek_record), the first call
+ * hands on the rest of that block, its work run on the caller's thread
+ * (the records cursor starts at the reader's record). Returns
+ * AVK_ERR_INVALID_ARGUMENT when the reader has no work function. */
+#define AVK_FILE_NO_SLOT 0xFFFFFFFFu
+AVK_EXPORT avk_status avk_file_reader_next_work(avk_file_reader *fr, unsigned *slot,
+                                                int64_t *records, int *more, avk_error *err);
+
+/* For work functions: the next record of the block into *out (memory from
+ * arena), with *more = 1, or *more = 0 after the last one. Statuses and
+ * messages are avk_file_reader_next's (the block's place, the record's
+ * index and schema path; bytes left after the last record are MALFORMED,
+ * reported by the call after it). After a failure the cursor is done. */
+AVK_EXPORT avk_status avk_file_records_next(avk_file_records *records, avk_arena *arena,
+                                            avk_value *out, int *more, avk_error *err);
+/* The same, skipping the record (nothing is built). */
+AVK_EXPORT avk_status avk_file_records_skip(avk_file_records *records, int *more,
+                                            avk_error *err);
+/* The block (offset, index, count; data and size as stored). */
+AVK_EXPORT const avk_file_block *avk_file_records_block(const avk_file_records *records);
+/* The block's decompressed data, for decoders of their own. */
+AVK_EXPORT const uint8_t *avk_file_records_data(const avk_file_records *records, size_t *len);
+/* The bytes of the record the last successful next or skip took (to copy
+ * records whole). */
+AVK_EXPORT const uint8_t *avk_file_records_last(const avk_file_records *records, size_t *len);
+/* Records taken so far, and the plan they are decoded with. */
+AVK_EXPORT int64_t avk_file_records_done(const avk_file_records *records);
+AVK_EXPORT const avk_plan *avk_file_records_plan(const avk_file_records *records);
 
 /* Decompresses a block's data with the reader's codec and limits into out
  * (contents replaced). Touches nothing in fr but its settings, so it may run

@@ -17,6 +17,12 @@ Writing::
 
     with avrokit.writer("out.avro", schema, codec="zstandard") as w:
         w.write({"name": "Ada", "age": 36})
+
+Dask DataFrames and Bags, a partition per byte range (needs dask)::
+
+    import avrokit.dask
+    df = avrokit.dask.read_avro("data/*.avro", blocksize="64MiB")
+    avrokit.dask.to_avro(df, "out/part-*.avro")
 """
 
 import numpy as _np
@@ -151,40 +157,73 @@ def read_columns(source, columns=None, reader_schema=None, start=None, end=None)
 
 
 def to_pandas(source, columns=None, reader_schema=None, start=None, end=None):
-    """A pandas DataFrame of read_columns(): masked integer columns become
-    nullable integer (Int64-style) columns, enums categoricals, UTC
-    timestamps zone-aware."""
+    """A pandas DataFrame of the fields, nested record fields as "a.b".
+
+    The columns and their dtypes follow from the schema alone, never from the
+    values in the range read, so DataFrames of ranges of one file (or of files
+    of one schema) concatenate cleanly, an empty range included: a nullable int
+    or boolean field is a nullable Int32/Int64/boolean column, with or without
+    nulls; an enum a categorical of all its symbols, in schema order; a record
+    inside ["null", record] is flattened like any other, its fields null where
+    it is; UTC timestamps are zone-aware. The rest as read_columns()."""
     import pandas as pd
 
     cols = read_arrow(source, columns, reader_schema, start, end)
-    arrays = {}
-    _flatten(cols, cols.describe(), "", arrays)
-    kinds = {}
-    _formats(cols.describe(), "", kinds)
     data = {}
-    for name, values in arrays.items():
-        fmt, is_enum = kinds.get(name, ("", False))
-        if isinstance(values, _np.ma.MaskedArray):
-            if values.dtype.kind == "b":
-                data[name] = pd.arrays.BooleanArray(values.data, values.mask)
-            else:
-                data[name] = pd.arrays.IntegerArray(values.data, values.mask)
-        elif is_enum:
-            data[name] = pd.Categorical(values)
-        elif fmt.startswith("ts") and fmt.endswith("UTC"):
-            data[name] = pd.DatetimeIndex(values).tz_localize("UTC")
-        else:
-            data[name] = values
+    _pandas_columns(pd, cols, cols.describe(), "", None, False, data)
     return pd.DataFrame(data, copy=False)
 
 
-def _formats(node, prefix, out):
+def _pandas_columns(pd, cols, node, prefix, parent_valid, parent_nullable, out):
+    """The leaves under node as pandas columns into out; the nulls and the
+    nullability of enclosing records come down to their fields."""
     name, fmt, length, nulls, nullable, buffers, children, dictionary, ident = node
-    if fmt == "+s" and not nulls:
+    if fmt == "+s":
+        valid = _validity(node)
+        if parent_valid is not None:
+            valid = parent_valid if valid is None else valid & parent_valid
         for child in children:
-            _formats(child, prefix + child[0] + ".", out)
-    else:
-        out[prefix[:-1] if prefix else name or "value"] = (fmt, dictionary is not None)
+            _pandas_columns(pd, cols, child, prefix + child[0] + ".", valid,
+                            nullable or parent_nullable, out)
+        return
+    out[prefix[:-1] if prefix else name or "value"] = _pandas_column(
+        pd, cols, node, parent_valid, nullable or parent_nullable)
+
+
+def _pandas_column(pd, cols, node, parent_valid, nullable):
+    """One leaf: its dtype from the schema (nullable says whether it or an
+    enclosing record can be null), nulls from its own validity and parent_valid."""
+    name, fmt, length, nulls, nullable_here, buffers, children, dictionary, ident = node
+    valid = _validity(node)
+    if parent_valid is not None:
+        valid = parent_valid if valid is None else valid & parent_valid
+    if dictionary is not None:
+        # every symbol a category, in schema order, whatever this range holds
+        codes = _np.frombuffer(buffers[1], dtype="<i4", count=length).astype(_np.int64)
+        if valid is not None:
+            codes[~valid] = -1
+        return pd.Categorical.from_codes(codes, categories=cols.pylist(dictionary[8]))
+    if fmt in ("i", "l", "b") and nullable:
+        if fmt == "b":
+            bits = _np.frombuffer(buffers[1], dtype=_np.uint8)
+            values = _np.unpackbits(bits, bitorder="little")[:length].astype(bool)
+        else:
+            values = _np.frombuffer(buffers[1], dtype=_NUMERIC[fmt], count=length).copy()
+        mask = _np.zeros(length, dtype=bool) if valid is None else ~valid
+        if fmt == "b":
+            return pd.arrays.BooleanArray(values, mask)
+        return pd.arrays.IntegerArray(values, mask)
+    values = _column(cols, node)
+    if parent_valid is not None:
+        # the enclosing record's nulls (the column's own are in already)
+        if values.dtype == object:
+            values = values.copy()
+            values[~parent_valid] = None
+        else:
+            values = _with_nulls(values, parent_valid)
+    if fmt.startswith("ts") and fmt.endswith("UTC"):
+        return pd.DatetimeIndex(values).tz_localize("UTC")
+    return values
 
 
 def writer(dest, schema, codec="null", level=None, metadata=None, sync_interval=None):

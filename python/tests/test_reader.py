@@ -190,3 +190,29 @@ def test_not_a_file(tmp_path):
     with pytest.raises(avrokit.AvroError) as e:
         avrokit.reader(str(tmp_path / "missing.avro"))
     assert e.value.status == "IO"
+
+
+def test_dask_is_optional():
+    """import avrokit needs no dask; import avrokit.dask without it says what to install."""
+    import subprocess
+    import sys
+
+    code = "\n".join([
+        "import sys",
+        "class NoDask:",
+        "    def find_spec(self, name, path=None, target=None):",
+        "        if name == 'dask' or name.startswith('dask.'):",
+        "            raise ModuleNotFoundError('No module named %r' % name, name=name)",
+        "sys.meta_path.insert(0, NoDask())",
+        "import avrokit",
+        "print(avrokit.version())",
+        "try:",
+        "    import avrokit.dask",
+        "except ImportError as e:",
+        "    print('ImportError:', e)",
+    ])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[0] == avrokit.version()
+    assert "ImportError: avrokit.dask needs dask" in out
+    assert "apt-get install python3-dask python3-distributed" in out

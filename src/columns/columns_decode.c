@@ -5,6 +5,7 @@
 #include "avrokit/check.h"
 #include "columns_internal.h"
 #include "common/error.h"
+#include "file/file_records.h"
 #include "json/json_utf8.h"
 
 
@@ -536,4 +537,40 @@ void avk_columns_clear(avk_columns *c)
         avki_col_clear(c->root);
         avki_col_reset_budget(c);
     }
+}
+
+/* The cursor's own reader is taken over: its records are decoded here in
+ * one call and the cursor moved past them, so the reader sees them taken. */
+avk_status avk_columns_decode_records(avk_columns *c, avk_file_records *rc, uint64_t *done,
+                                      avk_error *err)
+{
+    avk_status st;
+    uint64_t n = 0;
+    avk_error e;
+    if (done)
+        *done = 0;
+    if (!c || !rc)
+        return avk_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                             "avk_columns_decode_records: NULL argument");
+    rc->start = rc->r.pos;
+    st = avk_columns_decode(c, &rc->r, (uint64_t)rc->remaining, &n, &e);
+    rc->record += (int64_t)n;
+    rc->remaining -= (int64_t)n;
+    if (done)
+        *done = n;
+    if (st == AVK_OK)
+        return AVK_OK;
+    rc->start = rc->r.pos; /* the bad record's first byte */
+    if (st != AVK_ERR_NO_MEMORY && st != AVK_ERR_IO) {
+        if (st == AVK_ERR_LIMIT)
+            st = avki_file_limit_or_damage(rc->relaxed, rc->data, rc->start, rc->data + rc->len,
+                                           NULL, &e);
+        st = avki_file_record_failed(st, &e, rc->record, rc->blk.count, rc->blk.offset,
+                                     rc->blk.index);
+    }
+    rc->remaining = 0;
+    rc->r.pos = rc->r.end;
+    if (err)
+        *err = e;
+    return st;
 }

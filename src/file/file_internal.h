@@ -11,6 +11,10 @@
 #define AVKI_FILE_MAGIC "Obj\x01"
 #define AVKI_FILE_MAGIC_SIZE 4
 
+/* The reader's default for max_block_bytes and max_block_data (see
+ * file_reader.c), shared with the block index so both refuse alike. */
+#define AVKI_FILE_DEFAULT_BLOCK_BYTES ((uint64_t)1 << 30)
+
 /* One metadata entry, key and value copied into the header's storage. */
 typedef struct avki_file_meta {
     char *key;        /* NUL-terminated UTF-8; holds no other NUL (such keys are refused) */

@@ -1,28 +1,31 @@
-/* Read-ahead for the container file reader: a ring of block slots whose queued blocks worker threads decompress. */
+/* Read-ahead for the container file reader: a ring of block slots whose queued blocks worker threads process (decompress, and decode or work when asked). */
 #define _POSIX_C_SOURCE 200809L /* pthread_sigmask, sigfillset */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 
+#include "common/alloc_internal.h"
 #include "file/file_prefetch.h"
 
 /* What a slot is doing; changed under the ring's mutex.
  *   FREE    the reader's thread may fill it (slot_to_fill);
  *   QUEUED  read, waiting for a worker (or for take, which then does it);
- *   BUSY    a worker is decompressing it, outside the mutex: nobody else
+ *   BUSY    a worker is processing it, outside the mutex: nobody else
  *           touches the slot until it is READY;
- *   READY   decompressed (or never to be): the reader's thread owns it.
+ *   READY   processed (or never to be): the reader's thread owns it.
  * The slot the caller took last stays READY and held until the next
  * take, release or reset, since its data is the current block's. */
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_BUSY, SLOT_READY };
 
 struct avki_prefetch {
     avk_allocator alloc;
-    avk_codec codec;
-    size_t max_out;
+    avki_slot_process_fn process;
+    void *ctx;
     unsigned n;          /* slots */
-    avki_block_slot *slots;
-    unsigned char *state;
+    unsigned nworkers;   /* to start */
+    avki_block_slot *slots; /* storage: slot i has number i */
+    avki_block_slot **ring; /* the slot at each position of the ring */
+    unsigned char *state;   /* by slot number */
     pthread_t *threads;
     unsigned nthreads;   /* started */
     int started;         /* starting was tried (once) */
@@ -38,9 +41,11 @@ struct avki_prefetch {
     int stop;
 };
 
-void avki_block_slot_init(avki_block_slot *s, const avk_allocator *alloc)
+void avki_block_slot_init(avki_block_slot *s, const avk_allocator *alloc, unsigned number)
 {
     memset(s, 0, sizeof *s);
+    s->alloc = *alloc;
+    s->number = number;
     avk_buffer_init(&s->stored, alloc);
     avk_buffer_init(&s->data, alloc);
     avki_codec_state_init(&s->codec_state, alloc);
@@ -51,6 +56,9 @@ void avki_block_slot_destroy(avki_block_slot *s)
     avk_buffer_destroy(&s->stored);
     avk_buffer_destroy(&s->data);
     avki_codec_state_destroy(&s->codec_state);
+    avk_arena_free(s->arena);
+    if (s->values)
+        s->alloc.free(s->alloc.ctx, s->values, sizeof *s->values * s->values_cap);
 }
 
 void avki_block_slot_decompress(avki_block_slot *s, avk_codec c, size_t max_out)
@@ -63,17 +71,20 @@ void avki_block_slot_decompress(avki_block_slot *s, avk_codec c, size_t max_out)
 
 /* ---- workers --------------------------------------------------------------- */
 
+#define AT(pf, pos) ((pf)->ring[(pos) % (pf)->n])
+#define STATE(pf, pos) ((pf)->state[AT(pf, pos)->number])
+
 /* The first queued slot nobody works on, in file order (the reader waits
- * for the oldest first), or -1. Under mu. */
-static int find_work(const avki_prefetch *pf)
+ * for the oldest first), or NULL. Under mu. */
+static avki_block_slot *find_work(const avki_prefetch *pf)
 {
     unsigned i;
     for (i = 0; i < pf->count; i++) {
-        unsigned k = (pf->head + i) % pf->n;
-        if (pf->state[k] == SLOT_QUEUED)
-            return (int)k;
+        avki_block_slot *s = AT(pf, pf->head + i);
+        if (pf->state[s->number] == SLOT_QUEUED)
+            return s;
     }
-    return -1;
+    return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -81,16 +92,16 @@ static void *worker_main(void *arg)
     avki_prefetch *pf = (avki_prefetch *)arg;
     pthread_mutex_lock(&pf->mu);
     while (!pf->stop) {
-        int k = find_work(pf);
-        if (k < 0) {
+        avki_block_slot *s = find_work(pf);
+        if (!s) {
             pthread_cond_wait(&pf->work, &pf->mu);
             continue;
         }
-        pf->state[k] = SLOT_BUSY;
+        pf->state[s->number] = SLOT_BUSY;
         pthread_mutex_unlock(&pf->mu);
-        avki_block_slot_decompress(&pf->slots[k], pf->codec, pf->max_out);
+        pf->process(pf->ctx, s);
         pthread_mutex_lock(&pf->mu);
-        pf->state[k] = SLOT_READY;
+        pf->state[s->number] = SLOT_READY;
         pthread_cond_broadcast(&pf->done);
     }
     pthread_mutex_unlock(&pf->mu);
@@ -99,7 +110,7 @@ static void *worker_main(void *arg)
 
 /* Starts the workers, once. Signals are blocked in them, so that the
  * application's handlers keep running on its own threads. A thread that
- * cannot be created is not an error: take decompresses what no worker
+ * cannot be created is not an error: take processes what no worker
  * picked up, so fewer workers only mean less overlap. */
 static void start_workers(avki_prefetch *pf)
 {
@@ -109,7 +120,7 @@ static void start_workers(avki_prefetch *pf)
     sigfillset(&all);
     if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0)
         return;
-    for (i = 0; i + 1 < pf->n; i++) {
+    for (i = 0; i < pf->nworkers; i++) {
         if (pthread_create(&pf->threads[pf->nthreads], NULL, worker_main, pf) != 0)
             break;
         pf->nthreads++;
@@ -119,29 +130,35 @@ static void start_workers(avki_prefetch *pf)
 
 /* ---- the ring -------------------------------------------------------------- */
 
-avk_status avki_prefetch_new(const avk_allocator *alloc, avk_codec c, size_t max_out,
-                             unsigned nslots, avki_prefetch **out)
+avk_status avki_prefetch_new(const avk_allocator *alloc, avki_slot_process_fn process,
+                             void *ctx, unsigned nslots, unsigned nworkers,
+                             avki_prefetch **out)
 {
     avki_prefetch *pf;
     unsigned i;
     *out = NULL;
     if (nslots < 2)
         nslots = 2;
+    if (nworkers < 1)
+        nworkers = 1;
     pf = (avki_prefetch *)alloc->alloc(alloc->ctx, sizeof *pf);
     if (!pf)
         return AVK_ERR_NO_MEMORY;
     memset(pf, 0, sizeof *pf);
     pf->alloc = *alloc;
-    pf->codec = c;
-    pf->max_out = max_out;
+    pf->process = process;
+    pf->ctx = ctx;
     pf->n = nslots;
+    pf->nworkers = nworkers;
     pf->slots = (avki_block_slot *)alloc->alloc(alloc->ctx, sizeof *pf->slots * nslots);
+    pf->ring = (avki_block_slot **)alloc->alloc(alloc->ctx, sizeof *pf->ring * nslots);
     pf->state = (unsigned char *)alloc->alloc(alloc->ctx, nslots);
-    pf->threads = (pthread_t *)alloc->alloc(alloc->ctx, sizeof *pf->threads * (nslots - 1));
-    if (!pf->slots || !pf->state || !pf->threads)
+    pf->threads = (pthread_t *)alloc->alloc(alloc->ctx, sizeof *pf->threads * nworkers);
+    if (!pf->slots || !pf->ring || !pf->state || !pf->threads)
         goto oom;
     for (i = 0; i < nslots; i++) {
-        avki_block_slot_init(&pf->slots[i], alloc);
+        avki_block_slot_init(&pf->slots[i], alloc, i);
+        pf->ring[i] = &pf->slots[i];
         pf->state[i] = SLOT_FREE;
     }
     if (pthread_mutex_init(&pf->mu, NULL) != 0)
@@ -160,10 +177,12 @@ avk_status avki_prefetch_new(const avk_allocator *alloc, avk_codec c, size_t max
 oom:
     if (pf->slots)
         alloc->free(alloc->ctx, pf->slots, sizeof *pf->slots * nslots);
+    if (pf->ring)
+        alloc->free(alloc->ctx, pf->ring, sizeof *pf->ring * nslots);
     if (pf->state)
         alloc->free(alloc->ctx, pf->state, nslots);
     if (pf->threads)
-        alloc->free(alloc->ctx, pf->threads, sizeof *pf->threads * (nslots - 1));
+        alloc->free(alloc->ctx, pf->threads, sizeof *pf->threads * nworkers);
     alloc->free(alloc->ctx, pf, sizeof *pf);
     return AVK_ERR_NO_MEMORY;
 }
@@ -187,8 +206,9 @@ void avki_prefetch_free(avki_prefetch *pf)
     for (i = 0; i < pf->n; i++)
         avki_block_slot_destroy(&pf->slots[i]);
     a.free(a.ctx, pf->slots, sizeof *pf->slots * pf->n);
+    a.free(a.ctx, pf->ring, sizeof *pf->ring * pf->n);
     a.free(a.ctx, pf->state, pf->n);
-    a.free(a.ctx, pf->threads, sizeof *pf->threads * (pf->n - 1));
+    a.free(a.ctx, pf->threads, sizeof *pf->threads * pf->nworkers);
     a.free(a.ctx, pf, sizeof *pf);
 }
 
@@ -198,19 +218,20 @@ avki_block_slot *avki_prefetch_slot_to_fill(avki_prefetch *pf)
      * is FREE there, so no worker touches the slot while it is filled. */
     if (pf->count + (unsigned)pf->held >= pf->n)
         return NULL;
-    return &pf->slots[(pf->head + pf->count) % pf->n];
+    return AT(pf, pf->head + pf->count);
 }
 
-void avki_prefetch_push(avki_prefetch *pf, int decompress)
+void avki_prefetch_push(avki_prefetch *pf, int process)
 {
-    unsigned k = (pf->head + pf->count) % pf->n;
-    pf->slots[k].decompressed = 0;
-    if (decompress && !pf->started)
+    avki_block_slot *s = AT(pf, pf->head + pf->count);
+    s->decompressed = 0;
+    s->worked = 0;
+    if (process && !pf->started)
         start_workers(pf);
     pthread_mutex_lock(&pf->mu);
-    pf->state[k] = decompress ? SLOT_QUEUED : SLOT_READY;
+    pf->state[s->number] = process ? SLOT_QUEUED : SLOT_READY;
     pf->count++;
-    if (decompress)
+    if (process)
         pthread_cond_signal(&pf->work);
     pthread_mutex_unlock(&pf->mu);
 }
@@ -222,7 +243,7 @@ size_t avki_prefetch_queued(const avki_prefetch *pf)
 
 const avki_block_slot *avki_prefetch_head(const avki_prefetch *pf)
 {
-    return pf->count ? &pf->slots[pf->head] : NULL;
+    return pf->count ? AT(pf, pf->head) : NULL;
 }
 
 void avki_prefetch_release(avki_prefetch *pf)
@@ -231,34 +252,65 @@ void avki_prefetch_release(avki_prefetch *pf)
         return;
     /* The held slot is READY (done, or the caller's own): no worker on it. */
     pthread_mutex_lock(&pf->mu);
-    pf->state[(pf->head + pf->n - 1) % pf->n] = SLOT_FREE;
+    STATE(pf, pf->head + pf->n - 1) = SLOT_FREE;
     pf->held = 0;
     pthread_mutex_unlock(&pf->mu);
 }
 
+/* While the block the caller needs is in a worker's hands, the caller
+ * processes a later queued one rather than sleep: a worker that the
+ * machine did not schedule then costs nothing, and waking up is not paid
+ * per block. Called and returns with mu held; 0 when nothing was queued. */
+static int help(avki_prefetch *pf)
+{
+    avki_block_slot *s = find_work(pf);
+    if (!s)
+        return 0;
+    pf->state[s->number] = SLOT_BUSY;
+    pthread_mutex_unlock(&pf->mu);
+    pf->process(pf->ctx, s);
+    pthread_mutex_lock(&pf->mu);
+    pf->state[s->number] = SLOT_READY;
+    pthread_cond_broadcast(&pf->done);
+    return 1;
+}
+
+/* Pops the slot at head (the caller holds the mutex): the caller's until
+ * the next take, release or reset. Returns whether it is still to be
+ * processed, which the caller then does outside the mutex. */
+static int pop_head(avki_prefetch *pf, int process, avki_block_slot **out)
+{
+    avki_block_slot *s = AT(pf, pf->head);
+    /* Not started by any worker: the caller does it now rather than wait. */
+    int here = pf->state[s->number] == SLOT_QUEUED && process;
+    pf->state[s->number] = SLOT_READY;
+    pf->head = (pf->head + 1) % pf->n;
+    pf->count--;
+    pf->held = 1;
+    *out = s;
+    return here;
+}
+
 /* Always the oldest queued block (head): blocks come out in file order,
  * whichever worker finished first. */
-avki_block_slot *avki_prefetch_take(avki_prefetch *pf, int decompress)
+avki_block_slot *avki_prefetch_take(avki_prefetch *pf, int process)
 {
-    unsigned k;
+    avki_block_slot *s;
     int here;
     avki_prefetch_release(pf);
     if (pf->count == 0)
         return NULL;
-    k = pf->head;
     pthread_mutex_lock(&pf->mu);
-    while (pf->state[k] == SLOT_BUSY)
+    while (STATE(pf, pf->head) == SLOT_BUSY) {
+        if (process && help(pf))
+            continue;
         pthread_cond_wait(&pf->done, &pf->mu);
-    /* Not started by any worker: the caller does it now rather than wait. */
-    here = pf->state[k] == SLOT_QUEUED && decompress;
-    pf->state[k] = SLOT_READY;
-    pf->head = (k + 1) % pf->n;
-    pf->count--;
-    pf->held = 1;
+    }
+    here = pop_head(pf, process, &s);
     pthread_mutex_unlock(&pf->mu);
     if (here)
-        avki_block_slot_decompress(&pf->slots[k], pf->codec, pf->max_out);
-    return &pf->slots[k];
+        pf->process(pf->ctx, s);
+    return s;
 }
 
 void avki_prefetch_reset(avki_prefetch *pf)
@@ -268,9 +320,8 @@ void avki_prefetch_reset(avki_prefetch *pf)
     pthread_mutex_lock(&pf->mu);
     /* Cancel what no worker started, then wait for the rest. */
     for (i = 0; i < pf->count; i++) {
-        unsigned k = (pf->head + i) % pf->n;
-        if (pf->state[k] == SLOT_QUEUED)
-            pf->state[k] = SLOT_READY;
+        if (STATE(pf, pf->head + i) == SLOT_QUEUED)
+            STATE(pf, pf->head + i) = SLOT_READY;
     }
     do {
         busy = 0;

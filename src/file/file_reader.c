@@ -1,4 +1,4 @@
-/* Container file reader: blocks read whole (mapped files are viewed in place), optionally decompressed ahead by worker threads, records decoded out of them, damage reported or skipped. */
+/* Container file reader: blocks read whole (mapped files are viewed in place), optionally decompressed and decoded ahead by worker threads (file_work.c), records decoded out of them, damage reported or skipped. */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdarg.h>
@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "file/file_internal.h"
 #include "file/file_prefetch.h"
+#include "file/file_reader_internal.h"
 
 /*
  * After the header, a container file is blocks until the end of the input:
@@ -60,66 +61,9 @@
  * take a 64-bit machine's memory. The stream buffer is larger than a plain
  * reader's: a block's data is read through it. */
 #define DEFAULT_HEADER_BYTES ((uint64_t)64 << 20)
-#define DEFAULT_BLOCK_BYTES ((uint64_t)1 << 30)
 #define DEFAULT_BUFFER ((size_t)256 << 10)
 #define MAX_THREADS 64u /* more would only cost memory: one block of each in flight */
 
-struct avk_file_reader {
-    avk_allocator alloc;
-    avki_file_header hdr;
-    avk_plan *plan;
-    avk_plan *relaxed;   /* plan without size limits, made on the first record
-                            limit (see limit_or_damage) */
-    avk_plan_options plan_opts;
-    const avk_schema *reader_schema; /* NULL: records are read as written */
-    uint64_t min_record; /* fewest bytes a record takes */
-    uint64_t max_empty;  /* most records of zero bytes in one block */
-    unsigned flags;
-    uint64_t max_header, max_block_bytes, max_block_data;
-    uint64_t max_meta_entries; /* 0: the header's default */
-    size_t buffer_size;
-    avk_file_skip_fn on_skip;
-    void *on_skip_ctx;
-
-    /* Input: a memory reader over mem (the caller's bytes or a mapping), or
-     * a stream reader (streaming) over a file read through a buffer
-     * (seekable, file_len bytes long) or a pipe. */
-    avk_reader in;
-    int streaming;
-    int seekable;
-    uint64_t file_len;
-    const uint8_t *mem;
-    size_t mem_len;
-    void *map;
-    size_t map_len;
-    int own_fd;      /* closed by free */
-    uint64_t origin; /* file offset of the stream reader's offset 0 */
-
-    /* The current block: as stored, where its bytes are (one, or a
-     * read-ahead slot), and the records' reader. */
-    avk_file_block cur;
-    avki_block_slot one; /* blocks read when nothing is read ahead */
-    avki_block_slot *slot;
-    avk_reader blk;
-    int64_t remaining; /* records of the block not yet returned */
-    int64_t record;    /* index in the block of the next record */
-    uint64_t blk_offset, blk_index, next_index;
-
-    avk_status pending; /* reported once the block's records are out */
-    avk_error pending_err;
-    avk_status sticky;  /* a final error, returned by every later call */
-    avk_error sticky_err;
-    avk_file_reader_stats stats;
-
-    /* Read-ahead (threads > 1 and a codec that compresses): blocks read in
-     * order by this thread, decompressed by workers. It stops after a block
-     * whose reading failed, the end, or a cut marker, so the input then
-     * stands where reading block by block would have left it. */
-    unsigned threads;
-    avki_prefetch *pf;
-    int ra_stop;       /* the last queued block stops read-ahead */
-    uint64_t ra_index; /* index of the next block read ahead */
-};
 
 /* ---- offsets and messages ------------------------------------------------ */
 
@@ -128,40 +72,13 @@ static uint64_t cur_offset(const avk_file_reader *fr)
     return fr->origin + avk_reader_offset(&fr->in);
 }
 
-/* Marks err as being about the block at offset with index: offset, index,
- * and a "block N at byte X: " prefix. Returns err->status. */
-static avk_status place_at(uint64_t offset, uint64_t index, avk_error *err)
-{
-    avki_error_prefix(err, "block %llu at byte %llu: ", (unsigned long long)index,
-                      (unsigned long long)offset);
-    err->offset = offset;
-    err->block = (int64_t)index;
-    return err->status;
-}
-
-/* The same for the current block. */
+/* The current block's place. */
 static avk_status block_place(const avk_file_reader *fr, avk_error *err)
 {
-    return place_at(fr->blk_offset, fr->blk_index, err);
+    return avki_file_place_at(fr->blk_offset, fr->blk_index, err);
 }
 
-/* Fills err with st, a message and the place of the block at offset. */
-static avk_status error_at(uint64_t offset, uint64_t index, avk_error *err, avk_status st,
-                           const char *fmt, ...) __attribute__((cold, format(printf, 5, 6)));
-
-static avk_status error_at(uint64_t offset, uint64_t index, avk_error *err, avk_status st,
-                           const char *fmt, ...)
-{
-    va_list ap;
-    if (!err)
-        return st;
-    avk_error_clear(err);
-    err->status = st;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return place_at(offset, index, err);
-}
+#define error_at avki_file_error_at
 
 /* The same about the current block. */
 #define block_error(fr, err, st, ...) \
@@ -190,11 +107,13 @@ static avk_status wrap_error(avk_file_reader *fr, avk_error *err, avk_status st,
     (offsetof(avk_file_reader_options, allocator) + sizeof(const avk_allocator *))
 /* ... and before max_meta_entries (they get the default). */
 #define OPTIONS_V2_SIZE offsetof(avk_file_reader_options, max_meta_entries)
+/* ... and before work (they get none). */
+#define OPTIONS_V3_SIZE offsetof(avk_file_reader_options, work)
 
 static avk_status options_check(const avk_file_reader_options *opts, avk_error *err)
 {
     if (opts && opts->struct_size != sizeof *opts && opts->struct_size != OPTIONS_V1_SIZE &&
-        opts->struct_size != OPTIONS_V2_SIZE)
+        opts->struct_size != OPTIONS_V2_SIZE && opts->struct_size != OPTIONS_V3_SIZE)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_file_reader_options.struct_size is %zu, expected %zu",
                               opts->struct_size, sizeof *opts);
@@ -220,8 +139,8 @@ static avk_status reader_alloc(const avk_file_reader_options *opts, avk_file_rea
     fr->own_fd = -1;
     fr->in.fd = -1;
     fr->max_header = DEFAULT_HEADER_BYTES;
-    fr->max_block_bytes = DEFAULT_BLOCK_BYTES;
-    fr->max_block_data = DEFAULT_BLOCK_BYTES;
+    fr->max_block_bytes = AVKI_FILE_DEFAULT_BLOCK_BYTES;
+    fr->max_block_data = AVKI_FILE_DEFAULT_BLOCK_BYTES;
     fr->buffer_size = DEFAULT_BUFFER;
     if (opts) {
         fr->flags = opts->flags;
@@ -237,10 +156,18 @@ static avk_status reader_alloc(const avk_file_reader_options *opts, avk_file_rea
             fr->buffer_size = opts->buffer_size;
         if (opts->struct_size >= offsetof(avk_file_reader_options, threads) + sizeof opts->threads)
             fr->threads = opts->threads < MAX_THREADS ? opts->threads : MAX_THREADS;
-        if (opts->struct_size == sizeof *opts)
+        if (opts->struct_size > OPTIONS_V2_SIZE)
             fr->max_meta_entries = opts->max_meta_entries;
+        if (opts->struct_size == sizeof *opts) {
+            fr->work = opts->work;
+            fr->work_ctx = opts->work_ctx;
+        }
     }
-    avki_block_slot_init(&fr->one, &fr->alloc);
+    /* Workers that decode want more blocks queued than workers, so that
+     * one slow block does not leave the others idle. */
+    if (fr->threads >= 2)
+        fr->ring = fr->threads * ((fr->work || (fr->flags & AVK_FILE_DECODE_AHEAD)) ? 2 : 1);
+    avki_block_slot_init(&fr->one, &fr->alloc, fr->ring);
     *out = fr;
     return AVK_OK;
 }
@@ -637,19 +564,50 @@ static void read_slot(avk_file_reader *fr, avki_block_slot *s, uint64_t index)
     s->end = 0;
     s->pending = AVK_OK;
     s->decompressed = 0;
+    s->worked = 0;
     memset(&s->read_err, 0, sizeof s->read_err);
     s->read_st = read_block(fr, s, index, &s->read_err);
 }
 
-/* Read-ahead pays only when there is decompressing to hand over. A ring
- * that cannot be allocated means reading as without threads. */
+/* Whether workers decode or work on blocks, not only decompress them. */
+static int workers_decode(const avk_file_reader *fr)
+{
+    return fr->work || (fr->flags & AVK_FILE_DECODE_AHEAD);
+}
+
+/* The plan without size limits, made once (see limit_or_damage): before
+ * any worker starts when workers decode, since they share it. If it
+ * cannot be made, a limit is reported as it is. */
+void avki_file_relaxed_ready(avk_file_reader *fr)
+{
+    avk_plan_options po;
+    /* Tried once: workers may be reading fr->relaxed by the next call. */
+    if (fr->relaxed || fr->relaxed_tried)
+        return;
+    fr->relaxed_tried = 1;
+    po = fr->plan_opts;
+    po.limits = fr->plan->limits;
+    po.limits.max_bytes = UINT64_MAX;
+    po.limits.max_items = UINT64_MAX;
+    if (fr->reader_schema)
+        avk_plan_new_resolving(avk_schema_root(fr->hdr.schema), avk_schema_root(fr->reader_schema),
+                               &po, &fr->relaxed, NULL);
+    else
+        avk_plan_new(avk_schema_root(fr->hdr.schema), &po, &fr->relaxed, NULL);
+}
+
+/* Read-ahead pays only when there is work to hand over: decompressing, or
+ * decoding when asked. A ring that cannot be allocated means reading as
+ * without threads. */
 static int prefetch_ready(avk_file_reader *fr)
 {
     if (fr->pf)
         return 1;
-    if (fr->threads < 2 || fr->hdr.codec == AVK_CODEC_NULL)
+    if (fr->threads < 2 || (fr->hdr.codec == AVK_CODEC_NULL && !workers_decode(fr)))
         return 0;
-    if (avki_prefetch_new(&fr->alloc, fr->hdr.codec, (size_t)fr->max_block_data, fr->threads,
+    if (workers_decode(fr))
+        avki_file_relaxed_ready(fr);
+    if (avki_prefetch_new(&fr->alloc, avki_file_process_slot, fr, fr->ring, fr->threads - 1,
                           &fr->pf) != AVK_OK) {
         fr->threads = 0;
         return 0;
@@ -684,7 +642,7 @@ static void read_ahead(avk_file_reader *fr)
  * which only uses up what was read ahead). Sets *end at the clean end.
  * The block's place becomes the current one whatever happens; statuses
  * and err those of read_block. */
-static avk_status take_block(avk_file_reader *fr, int records, int *end, avk_error *err)
+avk_status avki_file_take_block(avk_file_reader *fr, int records, int *end, avk_error *err)
 {
     avki_block_slot *s = NULL;
     *end = 0;
@@ -732,34 +690,54 @@ static avk_status take_block(avk_file_reader *fr, int records, int *end, avk_err
  * a block whose count lies is refused whole rather than after some of its
  * records were handed out as good; and records of zero bytes, which the
  * data cannot bound, cannot be claimed by the billion. */
-static avk_status count_fits(const avk_file_reader *fr, size_t len, avk_error *err)
+static avk_status count_fits(const avk_file_reader *fr, const avk_file_block *b, size_t len,
+                             avk_error *err)
 {
-    uint64_t count = (uint64_t)fr->cur.count;
+    uint64_t count = (uint64_t)b->count;
     if (fr->min_record == 0) {
         if (count <= fr->max_empty)
             return AVK_OK;
-        return block_error(fr, err, AVK_ERR_LIMIT,
-                           "a count of %lld records of zero bytes each exceeds the limit of "
-                           "%llu (max_empty_items)",
-                           (long long)fr->cur.count, (unsigned long long)fr->max_empty);
+        return error_at(b->offset, b->index, err, AVK_ERR_LIMIT,
+                        "a count of %lld records of zero bytes each exceeds the limit of "
+                        "%llu (max_empty_items)",
+                        (long long)b->count, (unsigned long long)fr->max_empty);
     }
     if (count <= len / fr->min_record)
         return AVK_OK;
-    return block_error(fr, err, AVK_ERR_MALFORMED,
-                       "a count of %lld records cannot be right for %zu bytes of data",
-                       (long long)fr->cur.count, len);
+    return error_at(b->offset, b->index, err, AVK_ERR_MALFORMED,
+                    "a count of %lld records cannot be right for %zu bytes of data",
+                    (long long)b->count, len);
 }
 
-/* Decompresses fr->cur (unless a worker did) and points fr->blk at its records. */
-static avk_status open_block(avk_file_reader *fr, avk_error *err)
+/* The codec is bounded by max_block_data (so a bomb stops at the limit);
+ * null-codec data is checked against the same limit, so the limit means
+ * the same whatever the codec. A count that cannot fit in the data is
+ * caught before any record; an empty block has nothing to decode, so its
+ * leftover bytes are caught here. */
+avk_status avki_file_block_check(const avk_file_reader *fr, const avk_file_block *b, size_t len,
+                                 avk_error *err)
 {
-    /* The codec is bounded by max_block_data (so a bomb stops at the
-     * limit); null-codec data is checked against the same limit, so the
-     * limit means the same whatever the codec. */
+    if (fr->hdr.codec == AVK_CODEC_NULL && len > fr->max_block_data)
+        return error_at(b->offset, b->index, err, AVK_ERR_LIMIT,
+                        "%zu bytes of data exceed the limit of %llu (max_block_data)", len,
+                        (unsigned long long)fr->max_block_data);
+    AVK_TRY(count_fits(fr, b, len, err));
+    if (b->count == 0 && len > 0)
+        return error_at(b->offset, b->index, err, AVK_ERR_MALFORMED,
+                        "%zu bytes are left over in a block of 0 records (the count may "
+                        "be wrong)",
+                        len);
+    return AVK_OK;
+}
+
+/* Decompresses fr->cur (unless a worker did) and points fr->blk at its
+ * records; with the block decoded ahead, next takes them from its slot. */
+avk_status avki_file_open_block(avk_file_reader *fr, avk_error *err)
+{
     const uint8_t *data = fr->cur.data;
     size_t len = fr->cur.size;
+    avki_block_slot *s = fr->slot;
     if (fr->hdr.codec != AVK_CODEC_NULL) {
-        avki_block_slot *s = fr->slot;
         if (!s->decompressed)
             avki_block_slot_decompress(s, fr->hdr.codec, (size_t)fr->max_block_data);
         if (s->st != AVK_OK) {
@@ -769,22 +747,12 @@ static avk_status open_block(avk_file_reader *fr, avk_error *err)
         }
         data = s->data.data;
         len = s->data.len;
-    } else if (len > fr->max_block_data) {
-        return block_error(fr, err, AVK_ERR_LIMIT,
-                           "%zu bytes of data exceed the limit of %llu (max_block_data)", len,
-                           (unsigned long long)fr->max_block_data);
     }
-    /* A count that cannot fit in the data is caught before any record. */
-    AVK_TRY(count_fits(fr, len, err));
-    /* An empty block has nothing to decode, so its leftover bytes are caught here. */
-    if (fr->cur.count == 0 && len > 0)
-        return block_error(fr, err, AVK_ERR_MALFORMED,
-                           "%zu bytes are left over in a block of 0 records (the count may "
-                           "be wrong)",
-                           len);
+    AVK_TRY(avki_file_block_check(fr, &fr->cur, len, err));
     avk_reader_init_memory(&fr->blk, data ? data : (const uint8_t *)"", len);
     fr->remaining = fr->cur.count;
     fr->record = 0;
+    fr->ahead = s->worked && !fr->work;
     fr->stats.blocks++;
     fr->stats.bytes_stored += fr->cur.size;
     fr->stats.bytes_data += len;
@@ -801,7 +769,7 @@ static avk_status count_plausible(const avk_file_reader *fr, avk_error *err)
 {
     uint64_t count = (uint64_t)fr->cur.count;
     if (fr->min_record == 0 || fr->hdr.codec == AVK_CODEC_NULL)
-        return count_fits(fr, fr->cur.size, err);
+        return count_fits(fr, &fr->cur, fr->cur.size, err);
     /* Either the count lies or the data is over the limit: decoding would
      * fail on either, but which of them is unknown until decompressing. */
     if (count <= fr->max_block_data / fr->min_record)
@@ -950,6 +918,39 @@ static avk_status after_failure(avk_file_reader *fr, avk_status st, const avk_er
     return fail(fr, st, e, err);
 }
 
+avk_status avki_file_after_failure(avk_file_reader *fr, avk_status st, const avk_error *e,
+                                   int rescan, avk_error *err)
+{
+    return after_failure(fr, st, e, rescan, err);
+}
+
+avk_status avki_file_fail(avk_file_reader *fr, avk_status st, const avk_error *e, avk_error *err)
+{
+    return fail(fr, st, e, err);
+}
+
+/* An error found after the last block's records (bytes left over, a cut
+ * marker) is reported once they are out: skipped, or final. */
+avk_status avki_file_take_pending(avk_file_reader *fr, int *skipped, avk_error *err)
+{
+    avk_status p = fr->pending;
+    *skipped = 0;
+    if (p == AVK_OK)
+        return AVK_OK;
+    fr->pending = AVK_OK;
+    if (fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) {
+        AVK_TRY(skip_damage(fr, &fr->pending_err, 0, err));
+        *skipped = 1;
+        return AVK_OK;
+    }
+    return fail(fr, p, &fr->pending_err, err);
+}
+
+unsigned avk_file_reader_slots(const avk_file_reader *fr)
+{
+    return fr->ring + 1;
+}
+
 /* Makes a block with records ready (fr->remaining > 0), or sets *end.
  * stage_read tells after_failure what went wrong: a block that could not
  * be read (bad count, size or marker) is rescanned for the next marker; a
@@ -962,22 +963,18 @@ static avk_status next_block_with_records(avk_file_reader *fr, int *end, avk_err
         avk_status st;
         int stage_read;
         if (fr->pending != AVK_OK) {
-            avk_status p = fr->pending;
-            fr->pending = AVK_OK;
-            if (fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) {
-                AVK_TRY(skip_damage(fr, &fr->pending_err, 0, err));
-                continue;
-            }
-            return fail(fr, p, &fr->pending_err, err);
+            int skipped;
+            AVK_TRY(avki_file_take_pending(fr, &skipped, err));
+            continue;
         }
         memset(&e, 0, sizeof e);
-        st = take_block(fr, 1, end, &e);
+        st = avki_file_take_block(fr, 1, end, &e);
         stage_read = 1;
         if (st == AVK_OK && *end)
             return AVK_OK;
         if (st == AVK_OK) {
             stage_read = 0;
-            st = open_block(fr, &e);
+            st = avki_file_open_block(fr, &e);
         }
         if (st == AVK_OK)
             continue; /* a block of 0 records loops */
@@ -986,47 +983,14 @@ static avk_status next_block_with_records(avk_file_reader *fr, int *end, avk_err
     return AVK_OK;
 }
 
-/* A record over max_bytes or max_items in a block whose data is all in
- * memory may be the data lying (a length or count larger than the block
- * itself), which is damage, not a limit. Read again from its start with no
- * size limits (the block's bytes bound everything in memory), such a record
- * fails as what it is (TRUNCATED or MALFORMED: *e gets that error, offsets
- * in the block's data); a record that really is that large decodes, or
- * meets a limit again, and stays a limit. Depth, memory and zero-byte item
- * limits are kept: those are never the data lying about its size. */
-/* The relaxed plan is made once, on the first limit, and kept: a file
- * whose records meet a limit often meets it again. If it cannot be made,
- * the limit is reported as it is. */
+/* A record over max_bytes or max_items may be the data lying (see
+ * avki_file_limit_or_damage). The relaxed plan is made on the first limit
+ * and kept: a file whose records meet a limit often meets it again. */
 static avk_status limit_or_damage(avk_file_reader *fr, const uint8_t *start, avk_arena *arena,
                                   avk_error *e)
 {
-    avk_reader r;
-    avk_value v;
-    avk_error e2;
-    avk_status st;
-    uint64_t at = (uint64_t)(start - fr->blk.base);
-    if (!fr->relaxed) {
-        avk_plan_options po = fr->plan_opts;
-        po.limits = fr->plan->limits;
-        po.limits.max_bytes = UINT64_MAX;
-        po.limits.max_items = UINT64_MAX;
-        st = fr->reader_schema
-                 ? avk_plan_new_resolving(avk_schema_root(fr->hdr.schema),
-                                          avk_schema_root(fr->reader_schema), &po, &fr->relaxed,
-                                          NULL)
-                 : avk_plan_new(avk_schema_root(fr->hdr.schema), &po, &fr->relaxed, NULL);
-        if (st != AVK_OK)
-            return AVK_ERR_LIMIT; /* cannot tell: the limit stands */
-    }
-    avk_reader_init_memory(&r, start, (size_t)(fr->blk.end - start));
-    st = arena ? avk_plan_decode(fr->relaxed, &r, arena, &v, &e2)
-               : avk_plan_skip(fr->relaxed, &r, &e2);
-    if (st != AVK_ERR_TRUNCATED && st != AVK_ERR_MALFORMED)
-        return AVK_ERR_LIMIT;
-    if (e2.offset != AVK_OFFSET_UNKNOWN)
-        e2.offset += at;
-    *e = e2;
-    return st;
+    avki_file_relaxed_ready(fr);
+    return avki_file_limit_or_damage(fr->relaxed, fr->blk.base, start, fr->blk.end, arena, e);
 }
 
 /* One record (out != NULL) or one record skipped (out == NULL: the
@@ -1055,6 +1019,20 @@ static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *
             if (end)
                 return AVK_OK;
         }
+        if (AVK_UNLIKELY(fr->ahead)) {
+            st = avki_file_next_ahead(fr, arena, out, &e);
+            if (st == AVK_OK) {
+                fr->record++;
+                fr->stats.records++;
+                fr->remaining--;
+                *more = 1;
+                return AVK_OK;
+            }
+            if (st == AVK_ERR_NO_MEMORY || st == AVK_ERR_IO)
+                return fail(fr, st, &e, err);
+            AVK_TRY(after_failure(fr, st, &e, 0, err)); /* already placed */
+            continue;
+        }
         start = fr->blk.pos;
         st = out ? avk_plan_decode(fr->plan, &fr->blk, arena, out, &e)
                  : avk_plan_skip(fr->plan, &fr->blk, &e);
@@ -1074,18 +1052,8 @@ static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *
             return fail(fr, st, &e, err);
         if (st == AVK_ERR_LIMIT)
             st = limit_or_damage(fr, start, out ? arena : NULL, &e);
-        if (st == AVK_ERR_TRUNCATED) {
-            /* The block's data is all there: its count is what lies. */
-            st = e.status = AVK_ERR_MALFORMED;
-            avki_error_prefix(&e, "the block's data ends inside record %lld of %lld (its "
-                                  "count may be wrong): ",
-                              (long long)fr->record, (long long)fr->cur.count);
-        } else {
-            avki_error_prefix(&e, "record %lld of %lld, byte %llu of the block's data: ",
-                              (long long)fr->record, (long long)fr->cur.count,
-                              (unsigned long long)e.offset);
-        }
-        block_place(fr, &e);
+        st = avki_file_record_failed(st, &e, fr->record, fr->cur.count, fr->blk_offset,
+                                     fr->blk_index);
         AVK_TRY(after_failure(fr, st, &e, 0, err));
     }
 }
@@ -1126,16 +1094,12 @@ avk_status avk_file_reader_next_block(avk_file_reader *fr, avk_file_block *block
         int end = 0;
         avk_status st;
         if (fr->pending != AVK_OK) {
-            avk_status p = fr->pending;
-            fr->pending = AVK_OK;
-            if (fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) {
-                AVK_TRY(skip_damage(fr, &fr->pending_err, 0, err));
-                continue;
-            }
-            return fail(fr, p, &fr->pending_err, err);
+            int skipped;
+            AVK_TRY(avki_file_take_pending(fr, &skipped, err));
+            continue;
         }
         memset(&e, 0, sizeof e);
-        st = take_block(fr, 0, &end, &e);
+        st = avki_file_take_block(fr, 0, &end, &e);
         if (st == AVK_OK && !end && count_plausible(fr, &e) != AVK_OK) {
             st = e.status;
             if ((fr->flags & AVK_FILE_SKIP_BAD_BLOCKS) && is_damage(st)) {

@@ -1297,6 +1297,170 @@ else
   echo "SKIP: /usr/bin/python3 not found: deep lists"
 fi
 
+# ---- block index: index, tail, tojson --offset/--limit (issue 17) ----------------
+ix="$tmp/ix"
+mkdir -p "$ix"
+cat >"$ix/e.avsc" <<'EOF'
+{"type":"record","name":"E","fields":[{"name":"id","type":"long"},{"name":"s","type":"string"},
+ {"name":"d","type":["null","double"]}]}
+EOF
+run random --schema "$ix/e.avsc" --count 20000 --seed 17 --codec deflate "$ix/e.avro"
+expect_rc 0 "random for the index"
+run tojson "$ix/e.avro"
+printf '%s\n' "$out" >"$ix/all.jsonl"
+run index --help
+expect_rc 0 "index --help" && expect_contains "$out" "Usage:" "index --help" &&
+  expect_contains "$out" ".avkidx" "index --help names the sidecar"
+run tail --help
+expect_rc 0 "tail --help" && expect_contains "$out" "-n, --lines N" "tail --help"
+run index
+expect_rc 2 "index without FILE"
+run index -
+expect_rc 2 "index of standard input" && expect_contains "$err" "cannot be indexed" "index - refused"
+run tail "$ix/e.avro" "$ix/e.avro"
+expect_rc 2 "tail of two files"
+run tail -n x "$ix/e.avro"
+expect_rc 2 "tail -n x"
+run tojson --offset x "$ix/e.avro"
+expect_rc 2 "tojson --offset x"
+
+run index "$ix/e.avro"
+expect_rc 0 "index" && expect_contains "$out" "20000 records" "index summary" &&
+  expect_contains "$out" "built, saved to $ix/e.avro.avkidx" "index built and saved"
+checks=$((checks + 1))
+[ -f "$ix/e.avro.avkidx" ] || fail "index wrote no sidecar"
+blocks=$(sed -n 's/^.*: \([0-9]*\) blocks,.*$/\1/p' <<<"$out")
+run index "$ix/e.avro"
+expect_rc 0 "index again" && expect_contains "$out" "; up to date" "index up to date"
+run index --print --no-save "$ix/e.avro"
+expect_rc 0 "index --print" &&
+  expect_eq "$(sed -n 2p <<<"$out")" "block	offset	records	first	stored	end" "index --print header"
+expect_eq "$(($(wc -l <<<"$out") - 2))" "$blocks" "index --print lists every block"
+checks=$((checks + 1))
+[ "$blocks" -ge 5 ] || fail "the test file has only $blocks blocks"
+# The listed blocks add up: counts sum to the total, each starts where the one before ends.
+expect_eq "$(awk -F'\t' 'NR > 2 { n += $3 } END { print n }' <<<"$out")" "20000" "block counts sum"
+expect_eq "$(awk -F'\t' 'NR > 3 && $2 != prev { bad++ } NR > 2 { prev = $6 } END { print bad + 0 }' <<<"$out")" "0" "blocks back to back"
+b2=$(awk -F'\t' 'NR == 5 { print $4 }' <<<"$out") # first record of block 2
+
+# tail -n N: the last N lines of tojson.
+for n in 0 1 5 10 "$b2" 19999 20000 25000; do
+  run tail -n "$n" "$ix/e.avro"
+  expect_rc 0 "tail -n $n" && expect_eq "$out" "$(tail -n "$n" "$ix/all.jsonl")" "tail -n $n"
+done
+run tail "$ix/e.avro"
+expect_eq "$out" "$(tail -n 10 "$ix/all.jsonl")" "tail prints 10 by default"
+run tail --pretty -n 1 "$ix/e.avro"
+expect_contains "$out" "  \"id\": " "tail --pretty"
+"$bin" tail -n 7 - <"$ix/e.avro" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect_rc 0 "tail of standard input" && expect_eq "$(cat "$tmp/out")" "$(tail -n 7 "$ix/all.jsonl")" "tail of standard input"
+
+# tojson --offset N --limit M: what sed -n prints of tojson.
+for nm in "0 3" "1 1" "$((b2 - 1)) 3" "$b2 2" "12345 10" "19998 5" "20000 5" "30000 1" "100 0"; do
+  set -- $nm
+  run tojson --offset "$1" --limit "$2" "$ix/e.avro"
+  want=""
+  [ "$2" -gt 0 ] && want=$(sed -n "$(($1 + 1)),$(($1 + $2))p" "$ix/all.jsonl")
+  expect_rc 0 "tojson --offset $1 --limit $2" && expect_eq "$out" "$want" "tojson --offset $1 --limit $2"
+done
+run tojson --offset 19990 "$ix/e.avro"
+expect_eq "$out" "$(sed -n '19991,$p' "$ix/all.jsonl")" "tojson --offset alone"
+run tojson --offset 5 --limit 4 --head 2 "$ix/e.avro"
+expect_eq "$out" "$(sed -n '6,7p' "$ix/all.jsonl")" "--head and --limit: the smaller"
+# Over several files as if they were one, without a sidecar for the second.
+cp "$ix/e.avro" "$ix/f.avro"
+run tojson --offset 19998 --limit 4 "$ix/e.avro" "$ix/f.avro"
+expect_eq "$out" "$(sed -n '19999,20000p' "$ix/all.jsonl"; sed -n '1,2p' "$ix/all.jsonl")" "--offset over two files"
+run tojson --offset 20003 --limit 2 "$ix/e.avro" "$ix/f.avro"
+expect_eq "$out" "$(sed -n '4,5p' "$ix/all.jsonl")" "--offset past the first file"
+checks=$((checks + 1))
+[ ! -e "$ix/f.avro.avkidx" ] || fail "tojson --offset wrote a sidecar"
+"$bin" tojson --offset 777 --limit 3 - <"$ix/e.avro" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect_rc 0 "tojson --offset from standard input" &&
+  expect_eq "$(cat "$tmp/out")" "$(sed -n '778,780p' "$ix/all.jsonl")" "tojson --offset from standard input"
+
+# Grown by appending blocks (the same file's blocks after its header): refreshed.
+hdr=$(awk -F'\t' 'NR == 3 { print $2 }' <<<"$("$bin" index --print --no-save "$ix/e.avro")")
+cp "$ix/e.avro" "$ix/g.avro"
+run index "$ix/g.avro"
+tail -c +$((hdr + 1)) "$ix/e.avro" >>"$ix/g.avro"
+run index "$ix/g.avro"
+expect_rc 0 "index of a grown file" && expect_contains "$out" "40000 records" "grown total" &&
+  expect_contains "$out" "refreshed ($blocks new blocks)" "only the new blocks read"
+run tail -n 3 "$ix/g.avro"
+expect_eq "$out" "$(tail -n 3 "$ix/all.jsonl")" "tail of a grown file"
+run tojson --offset 20001 --limit 1 "$ix/g.avro"
+expect_eq "$out" "$(sed -n 2p "$ix/all.jsonl")" "--offset in the appended part"
+# Rewritten: rebuilt.
+run random --schema "$ix/e.avsc" --count 300 --seed 18 "$ix/g.avro"
+run index "$ix/g.avro"
+expect_rc 0 "index of a rewritten file" && expect_contains "$out" "rebuilt (the index was of an older version" "rewritten file rebuilt"
+# A damaged sidecar: rebuilt.
+printf 'not an index' >"$ix/g.avro.avkidx"
+run index "$ix/g.avro"
+expect_contains "$out" "rebuilt (the index could not be read" "damaged sidecar rebuilt"
+run tail -n 2 "$ix/g.avro"
+expect_rc 0 "tail after a rebuild" && expect_eq "$out" "$("$bin" tojson "$ix/g.avro" | tail -n 2)" "tail after a rebuild"
+
+# A damaged file: index fails with the place; tail and --offset read in order.
+head -c $(($(wc -c <"$ix/e.avro") - 100)) "$ix/e.avro" >"$ix/cut.avro"
+run index --no-save "$ix/cut.avro"
+expect_rc 1 "index of a cut file" && expect_contains "$err" "cut.avro: block $((blocks - 1)) at byte " "cut file: block and byte named"
+run tojson "$ix/cut.avro"
+printf '%s\n' "$out" >"$ix/cut.jsonl"
+cut_err=$err
+run tail -n 4 "$ix/cut.avro"
+expect_rc 1 "tail of a cut file" && expect_eq "$out" "$(tail -n 4 "$ix/cut.jsonl")" "tail of a cut file: the last good records" &&
+  expect_eq "$err" "$cut_err" "tail of a cut file: tojson's error"
+run tojson --offset 100 --limit 2 "$ix/cut.avro"
+expect_rc 0 "--offset in the good part of a cut file" && expect_eq "$out" "$(sed -n '101,102p' "$ix/cut.jsonl")" "--offset of a cut file"
+
+# A record that cannot be written as JSON, reached through the index: its
+# block and place in the block are the file's, as reading in order names them.
+run tojson --offset 3 "$tmp/badutf8.avro"
+expect_rc 1 "tojson --offset to a bad string" && expect_eq "$out" "" "nothing before it" &&
+  expect_contains "$err" "badutf8.avro: block 1, record 1: R.s: string of 5 bytes is not valid UTF-8" "--offset: block and record of the bad string"
+run tojson --offset 2 "$tmp/badutf8.avro"
+expect_contains "$err" "badutf8.avro: block 1, record 0: R.s:" "--offset at a block's start: its place"
+run tojson --offset 1 --invalid-utf8=replace "$tmp/badutf8.avro"
+expect_rc 0 "--offset with --invalid-utf8=replace" && expect_eq "$(wc -l <<<"$out")" "3" "three records after the first"
+run tail -n 3 "$tmp/badutf8.avro"
+expect_rc 1 "tail to a bad string" && expect_eq "$out" '{"id":2,"s":"café"}' "tail prints the records before it" &&
+  expect_contains "$err" "badutf8.avro: block 1, record 0: R.s:" "tail names the bad string's place"
+"$bin" tail -n 2 - <"$tmp/badutf8.avro" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect_rc 1 "tail of standard input to a bad string" &&
+  expect_eq "$(cat "$tmp/out")" '{"id":1,"s":"ok"}
+{"id":2,"s":"café"}' "tail in order: the last records before the bad one" &&
+  expect_contains "$(cat "$tmp/err")" "<stdin>: block 1, record 0: R.s:" "tail in order names the bad string's place"
+
+# A directory the sidecar cannot be written to: index says so (status 1),
+# --no-save, tail and tojson --offset work. Root writes anywhere: a
+# directory in the sidecar's place stands in for the read-only directory.
+mkdir -p "$ix/ro"
+cp "$ix/e.avro" "$ix/ro/e.avro"
+if [ "$(id -u)" -ne 0 ]; then
+  chmod 555 "$ix/ro"
+  why="Permission denied"
+else
+  echo "NOTE: running as root: a directory at e.avro.avkidx stands in for a read-only directory"
+  mkdir "$ix/ro/e.avro.avkidx"
+  why="cannot rename"
+fi
+run index "$ix/ro/e.avro"
+expect_rc 1 "index in a read-only directory" && expect_contains "$err" "the index was not saved" "unsaved index said" &&
+  expect_contains "$err" "$why" "why it was not saved"
+expect_contains "$out" "20000 records" "the summary still printed"
+run index --no-save "$ix/ro/e.avro"
+expect_rc 0 "index --no-save in a read-only directory"
+run tail -n 3 "$ix/ro/e.avro"
+expect_rc 0 "tail in a read-only directory" && expect_eq "$out" "$(tail -n 3 "$ix/all.jsonl")" "tail in a read-only directory"
+run tojson --offset 4000 --limit 2 "$ix/ro/e.avro"
+expect_rc 0 "tojson --offset in a read-only directory" && expect_eq "$out" "$(sed -n '4001,4002p' "$ix/all.jsonl")" "tojson --offset in a read-only directory"
+chmod 755 "$ix/ro"
+
 # ---- interop data -------------------------------------------------------------------
 
 if [ -z "$interop" ] || [ ! -d "$apache" ]; then

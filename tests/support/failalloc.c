@@ -108,3 +108,41 @@ void avkt_failalloc_init(avkt_failalloc *fa, long fail_at)
     fa->allocator.ctx = fa;
     fa->fail_at = fail_at;
 }
+
+static void *locked_alloc(void *ctx, size_t n)
+{
+    avkt_locked_alloc *l = (avkt_locked_alloc *)ctx;
+    void *p;
+    pthread_mutex_lock(&l->mu);
+    p = l->inner->alloc(l->inner->ctx, n);
+    pthread_mutex_unlock(&l->mu);
+    return p;
+}
+
+static void *locked_realloc(void *ctx, void *q, size_t old, size_t n)
+{
+    avkt_locked_alloc *l = (avkt_locked_alloc *)ctx;
+    void *p;
+    pthread_mutex_lock(&l->mu);
+    p = l->inner->realloc(l->inner->ctx, q, old, n);
+    pthread_mutex_unlock(&l->mu);
+    return p;
+}
+
+static void locked_free(void *ctx, void *q, size_t n)
+{
+    avkt_locked_alloc *l = (avkt_locked_alloc *)ctx;
+    pthread_mutex_lock(&l->mu);
+    l->inner->free(l->inner->ctx, q, n);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void avkt_locked_alloc_init(avkt_locked_alloc *l, const avk_allocator *inner)
+{
+    l->allocator.alloc = locked_alloc;
+    l->allocator.realloc = locked_realloc;
+    l->allocator.free = locked_free;
+    l->allocator.ctx = l;
+    l->inner = inner;
+    pthread_mutex_init(&l->mu, NULL);
+}

@@ -2,6 +2,7 @@
 #ifndef AVKT_FAILALLOC_H
 #define AVKT_FAILALLOC_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "avrokit/alloc.h"
@@ -28,5 +29,15 @@ typedef struct avkt_failalloc {
 
 /* Resets all counters; fail_at as above (0: never). */
 void avkt_failalloc_init(avkt_failalloc *fa, long fail_at);
+
+/* Another allocator made safe for a reader's or writer's worker threads
+ * by a mutex around each call. Pass &l->allocator. */
+typedef struct avkt_locked_alloc {
+    avk_allocator allocator;
+    const avk_allocator *inner;
+    pthread_mutex_t mu;
+} avkt_locked_alloc;
+
+void avkt_locked_alloc_init(avkt_locked_alloc *l, const avk_allocator *inner);
 
 #endif

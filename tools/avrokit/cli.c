@@ -202,6 +202,11 @@ int avkcli_parse_options(const char *prefix, int argc, char **argv, const avkcli
                 match = 1;
                 inline_value = arg + n + 1;
             }
+            /* "-j4" as "-j 4", as make and xz take it. */
+            if (!match && o->value && o->short_name && arg[1] == o->short_name && arg[2]) {
+                match = 1;
+                inline_value = arg + 2;
+            }
             if (!match)
                 continue;
             if (!o->value) {

@@ -38,11 +38,13 @@ int avkcli_cmd_fromjson(int argc, char **argv);
 int avkcli_cmd_gen(int argc, char **argv);
 int avkcli_cmd_getmeta(int argc, char **argv);
 int avkcli_cmd_getschema(int argc, char **argv);
+int avkcli_cmd_index(int argc, char **argv);
 int avkcli_cmd_random(int argc, char **argv);
 int avkcli_cmd_recodec(int argc, char **argv);
 int avkcli_cmd_repair(int argc, char **argv);
 int avkcli_cmd_schema(int argc, char **argv);
 int avkcli_cmd_schema_compat(int argc, char **argv); /* schema compat */
+int avkcli_cmd_tail(int argc, char **argv);
 int avkcli_cmd_tojson(int argc, char **argv);
 
 /* The program name for messages ("avrokit"). */
@@ -116,6 +118,21 @@ typedef struct avkcli_option {
     "  --max-memory N        memory one decoded record may take (default 1G)\n"                \
     "  --max-block-bytes N   one block, as stored and decompressed (default 1G)\n"             \
     "  --max-header-bytes N  the header's metadata (default 64M)\n"
+
+/* -j N, --jobs N: threads that read (decompress and decode blocks ahead).
+ * Output, errors and exit status are the same whatever N. Put
+ * AVKCLI_JOBS_OPTION(var) in the option table and AVKCLI_JOBS_HELP in the
+ * help; avkcli_parse_jobs turns the text (NULL or 0: the default, the
+ * number of cores when the inputs hold 1 MiB or more, else 1) into *jobs,
+ * and avkcli_jobs_apply sets a reader's threads and AVK_FILE_DECODE_AHEAD. */
+#define AVKCLI_JOBS_OPTION(var) {"--jobs", 'j', &(var), NULL, "a number of threads"}
+#define AVKCLI_JOBS_HELP                                                                       \
+    "  -j, --jobs N          threads that read: decompress and decode blocks ahead\n"          \
+    "                        (1: one thread; default: the number of cores for inputs\n"        \
+    "                        of 1 MiB or more, else 1). The output is the same.\n"
+int avkcli_parse_jobs(const char *prefix, const char *text, char **inputs, size_t ninputs,
+                      unsigned *jobs);
+void avkcli_jobs_apply(avk_file_reader_options *o, unsigned jobs);
 
 /* Parses argv[1..argc) against opts: "-h"/"--help" set *help (and stop),
  * "--" ends the options, "-" alone is a positional argument (standard

@@ -35,6 +35,8 @@ static const char *const help =
     "  --reader-schema S read every file through schema S: a file, or the schema's\n"
     "                    JSON itself (text starting with {, [ or \")\n"
     "  --reader-schema-file F  the same, from file F only\n"
+    AVKCLI_JOBS_HELP
+    "                        Writing compresses on as many threads.\n"
     "  --quiet           no progress line on standard error\n"
     "  -h, --help        show this help and exit\n"
     "\n" AVKCLI_LIMITS_HELP
@@ -52,6 +54,7 @@ typedef struct cat_state {
     avkcli_progress prog;
     avk_arena *arena;
     avk_file_writer *fw;
+    unsigned jobs;    /* reading threads */
 } cat_state;
 
 static int copy_records(cat_state *s, const char *path, avk_file_reader *fr)
@@ -96,22 +99,23 @@ static int copy_records(cat_state *s, const char *path, avk_file_reader *fr)
 }
 
 /* Opens an input through the reader schema, when there is one. */
-static int open_input(const char *path, const avk_schema *reader_schema, avk_file_reader **out)
+static int open_input(const char *path, const avk_schema *reader_schema, unsigned jobs,
+                      avk_file_reader **out)
 {
     avk_file_reader_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.struct_size = sizeof ro;
+    avk_file_reader_options_init(&ro);
     ro.reader_schema = reader_schema;
+    avkcli_jobs_apply(&ro, jobs);
     return avkcli_reader_open(path, &ro, out);
 }
 
 /* Opens input i (the first is already open) and checks its schema (any
  * schema resolving to reader_schema when there is one). */
 static int open_same(const char *path, const char *first, const char *canon,
-                     const avk_schema *reader_schema, avk_file_reader **out)
+                     const avk_schema *reader_schema, unsigned jobs, avk_file_reader **out)
 {
     char *c;
-    int rc = open_input(path, reader_schema, out);
+    int rc = open_input(path, reader_schema, jobs, out);
     if (rc != AVKCLI_OK || reader_schema)
         return rc;
     c = avkcli_canonical(avk_schema_root(avk_file_reader_schema(*out)));
@@ -132,7 +136,8 @@ static int open_same(const char *path, const char *first, const char *canon,
 int avkcli_cmd_cat(int argc, char **argv)
 {
     const char *output = NULL, *codec = NULL, *level = NULL, *offset = NULL, *limit = NULL,
-               *rate = NULL, *seed = NULL, *reader_text = NULL, *reader_file = NULL;
+               *rate = NULL, *seed = NULL, *reader_text = NULL, *reader_file = NULL,
+               *jobs = NULL;
     avk_schema *reader_schema = NULL;
     int quiet = 0, help_wanted, rc, level_value = 0;
     size_t npos, i;
@@ -155,6 +160,7 @@ int avkcli_cmd_cat(int argc, char **argv)
         {"--reader-schema", 0, &reader_text, NULL, "a schema file or JSON"},
         {"--reader-schema-file", 0, &reader_file, NULL, "a schema file"},
         {"--quiet", 'q', NULL, &quiet, NULL},
+        AVKCLI_JOBS_OPTION(jobs),
         AVKCLI_LIMIT_OPTIONS,
     };
     memset(&s, 0, sizeof s);
@@ -195,6 +201,8 @@ int avkcli_cmd_cat(int argc, char **argv)
     if (rc == AVKCLI_OK && npos == 0)
         rc = avkcli_usage_error(PREFIX, "missing FILE (use '-' for standard input)");
     if (rc == AVKCLI_OK)
+        rc = avkcli_parse_jobs(PREFIX, jobs, pos, npos, &s.jobs);
+    if (rc == AVKCLI_OK)
         rc = avkcli_load_schema_option(PREFIX, "--reader-schema", reader_text, reader_file,
                                        &reader_schema);
     if (rc != AVKCLI_OK) {
@@ -205,7 +213,7 @@ int avkcli_cmd_cat(int argc, char **argv)
 
     rc = avkcli_check_output(output, pos, npos);
     if (rc == AVKCLI_OK)
-        rc = open_input(pos[0], reader_schema, &first);
+        rc = open_input(pos[0], reader_schema, s.jobs, &first);
     /* Without a reader schema every file must share the first one's. */
     if (rc == AVKCLI_OK && !reader_schema &&
         !(canon = avkcli_canonical(avk_schema_root(avk_file_reader_schema(first)))))
@@ -220,6 +228,7 @@ int avkcli_cmd_cat(int argc, char **argv)
         avkcli_writer_options(&wo, first, meta);
         wo.codec = codec ? codec_value : avk_file_reader_codec(first, NULL);
         wo.level = level_value;
+        wo.threads = s.jobs > 1 ? s.jobs : 0;
         if (!codec)
             rc = avkcli_check_level(PREFIX, wo.codec, wo.level);
     }
@@ -236,7 +245,7 @@ int avkcli_cmd_cat(int argc, char **argv)
             fr = first;
             avkcli_progress_end(&s.prog); /* messages of the open print cleanly */
             if (i > 0)
-                rc = open_same(pos[i], pos[0], canon, reader_schema, &fr);
+                rc = open_same(pos[i], pos[0], canon, reader_schema, s.jobs, &fr);
             if (rc == AVKCLI_OK)
                 rc = copy_records(&s, pos[i], fr);
             if (i > 0)

@@ -31,6 +31,7 @@ static const char *const help =
     "                    after  those after it\n"
     "                    report none: no output file (OUT may be left out and is\n"
     "                           ignored), only the report\n"
+    AVKCLI_JOBS_HELP
     "  --quiet         no progress line on standard error\n"
     "  -h, --help      show this help and exit\n"
     "\n" AVKCLI_LIMITS_HELP
@@ -133,7 +134,8 @@ static void summary(FILE *out, int mode, uint64_t readable, uint64_t kept,
 
 int avkcli_cmd_repair(int argc, char **argv)
 {
-    const char *mode_text = NULL;
+    const char *mode_text = NULL, *jobs_text = NULL;
+    unsigned jobs = 1;
     int quiet = 0, help_wanted, rc, more = 1, mode = MODE_ALL, done = 0;
     size_t npos;
     char **pos;
@@ -155,6 +157,7 @@ int avkcli_cmd_repair(int argc, char **argv)
         {"--mode", 'o', &mode_text, NULL, "all, prior, after or report"},
         {"--option", 0, &mode_text, NULL, "all, prior, after or report"},
         {"--quiet", 'q', NULL, &quiet, NULL},
+        AVKCLI_JOBS_OPTION(jobs_text),
         AVKCLI_LIMIT_OPTIONS,
     };
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
@@ -169,6 +172,8 @@ int avkcli_cmd_repair(int argc, char **argv)
     }
     if (rc == AVKCLI_OK)
         rc = parse_mode(mode_text, &mode);
+    if (rc == AVKCLI_OK)
+        rc = avkcli_parse_jobs(PREFIX, jobs_text, pos, npos ? 1 : 0, &jobs);
     if (rc == AVKCLI_OK && mode == MODE_REPORT && (npos < 1 || npos > 2))
         rc = avkcli_usage_error(PREFIX, "want IN.avro ('-' for standard input)");
     if (rc == AVKCLI_OK && mode != MODE_REPORT && npos != 2)
@@ -187,6 +192,7 @@ int avkcli_cmd_repair(int argc, char **argv)
     memset(&ro, 0, sizeof ro);
     ro.struct_size = sizeof ro;
     ro.flags = AVK_FILE_SKIP_BAD_BLOCKS;
+    avkcli_jobs_apply(&ro, jobs);
     ro.on_skip = on_skip;
     ro.on_skip_ctx = &rs;
     rc = out_path ? avkcli_check_output(out_path, pos, 1) : AVKCLI_OK;
@@ -201,6 +207,7 @@ int avkcli_cmd_repair(int argc, char **argv)
     if (rc == AVKCLI_OK && out_path) {
         avkcli_writer_options(&wo, fr, meta);
         wo.codec = avk_file_reader_codec(fr, NULL);
+        wo.threads = jobs > 1 ? jobs : 0;
         rc = avkcli_writer_open(out_path, avk_file_reader_schema(fr), &wo, &fw);
     }
     while (rc == AVKCLI_OK && !done) {

@@ -18,10 +18,12 @@ static const avkcli_command commands[] = {
     {"gen", avkcli_cmd_gen, "generate C types, decoders and encoders for schemas"},
     {"getmeta", avkcli_cmd_getmeta, "print a container file's metadata"},
     {"getschema", avkcli_cmd_getschema, "print the schema of a container file"},
+    {"index", avkcli_cmd_index, "build the block index of container files (FILE.avkidx)"},
     {"random", avkcli_cmd_random, "write a container file of random records of a schema"},
     {"recodec", avkcli_cmd_recodec, "rewrite a container file with another codec"},
     {"repair", avkcli_cmd_repair, "copy the readable records of a damaged container file"},
     {"schema", avkcli_cmd_schema, "check schemas, their compatibility, canonical form, fingerprint"},
+    {"tail", avkcli_cmd_tail, "print the last records of a container file as Avro JSON lines"},
     {"tojson", avkcli_cmd_tojson, "print the records of container files as Avro JSON lines"},
 };
 
