@@ -23,8 +23,7 @@ struct avki_prefetch {
     void *ctx;
     unsigned n;          /* slots */
     unsigned nworkers;   /* to start */
-    avki_block_slot *slots; /* storage: slot i has number i */
-    avki_block_slot **ring; /* the slot at each position of the ring */
+    avki_block_slot *slots; /* slot i, number i, at position i of the ring */
     unsigned char *state;   /* by slot number */
     pthread_t *threads;
     unsigned nthreads;   /* started */
@@ -71,7 +70,7 @@ void avki_block_slot_decompress(avki_block_slot *s, avk_codec c, size_t max_out)
 
 /* ---- workers --------------------------------------------------------------- */
 
-#define AT(pf, pos) ((pf)->ring[(pos) % (pf)->n])
+#define AT(pf, pos) (&(pf)->slots[(pos) % (pf)->n])
 #define STATE(pf, pos) ((pf)->state[AT(pf, pos)->number])
 
 /* The first queued slot nobody works on, in file order (the reader waits
@@ -151,14 +150,12 @@ avk_status avki_prefetch_new(const avk_allocator *alloc, avki_slot_process_fn pr
     pf->n = nslots;
     pf->nworkers = nworkers;
     pf->slots = (avki_block_slot *)alloc->alloc(alloc->ctx, sizeof *pf->slots * nslots);
-    pf->ring = (avki_block_slot **)alloc->alloc(alloc->ctx, sizeof *pf->ring * nslots);
     pf->state = (unsigned char *)alloc->alloc(alloc->ctx, nslots);
     pf->threads = (pthread_t *)alloc->alloc(alloc->ctx, sizeof *pf->threads * nworkers);
-    if (!pf->slots || !pf->ring || !pf->state || !pf->threads)
+    if (!pf->slots || !pf->state || !pf->threads)
         goto oom;
     for (i = 0; i < nslots; i++) {
         avki_block_slot_init(&pf->slots[i], alloc, i);
-        pf->ring[i] = &pf->slots[i];
         pf->state[i] = SLOT_FREE;
     }
     if (pthread_mutex_init(&pf->mu, NULL) != 0)
@@ -177,8 +174,6 @@ avk_status avki_prefetch_new(const avk_allocator *alloc, avki_slot_process_fn pr
 oom:
     if (pf->slots)
         alloc->free(alloc->ctx, pf->slots, sizeof *pf->slots * nslots);
-    if (pf->ring)
-        alloc->free(alloc->ctx, pf->ring, sizeof *pf->ring * nslots);
     if (pf->state)
         alloc->free(alloc->ctx, pf->state, nslots);
     if (pf->threads)
@@ -206,7 +201,6 @@ void avki_prefetch_free(avki_prefetch *pf)
     for (i = 0; i < pf->n; i++)
         avki_block_slot_destroy(&pf->slots[i]);
     a.free(a.ctx, pf->slots, sizeof *pf->slots * pf->n);
-    a.free(a.ctx, pf->ring, sizeof *pf->ring * pf->n);
     a.free(a.ctx, pf->state, pf->n);
     a.free(a.ctx, pf->threads, sizeof *pf->threads * pf->nworkers);
     a.free(a.ctx, pf, sizeof *pf);

@@ -1040,10 +1040,9 @@ static avk_status next_record(avk_file_reader *fr, avk_arena *arena, avk_value *
             fr->record++;
             fr->stats.records++;
             if (--fr->remaining == 0 && AVK_UNLIKELY(fr->blk.pos != fr->blk.end))
-                fr->pending = block_error(
-                    fr, &fr->pending_err, AVK_ERR_MALFORMED,
-                    "%zu bytes are left over after its %lld records (the count may be wrong)",
-                    (size_t)(fr->blk.end - fr->blk.pos), (long long)fr->cur.count);
+                fr->pending = avki_file_leftover_error(fr->blk_offset, fr->blk_index,
+                                                       (size_t)(fr->blk.end - fr->blk.pos),
+                                                       fr->cur.count, &fr->pending_err);
             *more = 1;
             return AVK_OK;
         }

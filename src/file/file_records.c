@@ -99,10 +99,17 @@ int avki_file_records_leftover(const avk_file_records *rc, avk_error *e)
     size_t left = (size_t)(rc->r.end - rc->r.pos);
     if (rc->remaining != 0 || left == 0)
         return 0;
-    avki_file_error_at(rc->blk.offset, rc->blk.index, e, AVK_ERR_MALFORMED,
-                       "%zu bytes are left over after its %lld records (the count may be wrong)",
-                       left, (long long)rc->blk.count);
+    avki_file_leftover_error(rc->blk.offset, rc->blk.index, left, rc->blk.count, e);
     return 1;
+}
+
+avk_status avki_file_leftover_error(uint64_t offset, uint64_t index, size_t left, int64_t count,
+                                    avk_error *err)
+{
+    return avki_file_error_at(offset, index, err, AVK_ERR_MALFORMED,
+                              "%zu bytes are left over after its %lld records (the count may "
+                              "be wrong)",
+                              left, (long long)count);
 }
 
 /* One record decoded (arena set) or skipped; after the last, the leftover

@@ -34,6 +34,11 @@ void avki_file_records_init(avk_file_records *rc, const avk_plan *plan, const av
                             const avk_file_block *blk, const uint8_t *data, size_t len,
                             unsigned slot);
 
+/* The error of a block whose data has left bytes after its count of
+ * records (MALFORMED), placed at the block. Returns the status. */
+avk_status avki_file_leftover_error(uint64_t offset, uint64_t index, size_t left, int64_t count,
+                                    avk_error *err);
+
 /* Puts a cursor that failed back at the start of the record that failed,
  * as if it had not been tried. */
 void avki_file_records_retry(avk_file_records *rc);
