@@ -1,4 +1,4 @@
-/* Fuzz target: the container reader on arbitrary bytes, record by record, block by block and skipping bad blocks; the three must agree, a file descriptor must read as memory does, and the header has one reading (no key twice). */
+/* Fuzz target: the container reader on arbitrary bytes, record by record, block by block and skipping bad blocks; the three must agree, a file descriptor must read as memory does, reading with threads (read-ahead, decode-ahead) as without, and the header has one reading (no key twice). */
 #define _GNU_SOURCE 1 /* memfd_create */
 #include <stdlib.h>
 #include <string.h>
@@ -83,14 +83,17 @@ typedef struct pass {
     avk_status status;
     uint64_t offset;
     int64_t block;
+    char message[AVK_ERROR_MESSAGE_MAX];
     skips sk;
 } pass;
 
-/* Reads every record of data through an open reader (NULL: opened from
- * memory here; otherwise through a memfd holding the same bytes, which
- * the reader reads through its buffer and seeks with lseek). */
+/* Reads every record of data, opened from memory (through_fd 0) or
+ * through a memfd holding the same bytes, which the reader reads through
+ * its buffer and seeks with lseek; with threads > 1, blocks are read ahead
+ * and worker threads decompress (and with AVK_FILE_DECODE_AHEAD decode)
+ * them. */
 static int read_pass(const uint8_t *data, size_t size, unsigned flags, int through_fd,
-                     avk_arena *arena, pass *out)
+                     unsigned threads, avk_arena *arena, pass *out)
 {
     avk_file_reader_options o = options(flags);
     avk_file_reader *fr = NULL;
@@ -100,6 +103,7 @@ static int read_pass(const uint8_t *data, size_t size, unsigned flags, int throu
     int more, fd = -1;
     memset(out, 0, sizeof *out);
     out->sk.size = size;
+    o.threads = threads;
     if (flags & AVK_FILE_SKIP_BAD_BLOCKS) {
         o.on_skip = on_skip;
         o.on_skip_ctx = &out->sk;
@@ -132,19 +136,26 @@ static int read_pass(const uint8_t *data, size_t size, unsigned flags, int throu
     if (out->status != AVK_OK) {
         out->offset = err.offset;
         out->block = err.block;
+        memcpy(out->message, err.message, sizeof out->message);
     }
     if (fd >= 0)
         close(fd);
     return 1;
 }
 
-/* Memory and a file descriptor give the same records, status and place. */
-static void same_passes(const uint8_t *data, size_t size, unsigned flags, avk_arena *arena)
+/* Memory and a file descriptor give the same records, status and place.
+ * The two passes are kept in both[0] (memory) and both[1] (fd; status
+ * AVK_ERR_IO when no memfd could be had). */
+static void same_passes(const uint8_t *data, size_t size, unsigned flags, avk_arena *arena,
+                        pass both[2])
 {
     pass m, f;
-    read_pass(data, size, flags, 0, arena, &m);
-    if (!read_pass(data, size, flags, 1, arena, &f))
+    read_pass(data, size, flags, 0, 0, arena, &m);
+    both[0] = m;
+    both[1].status = AVK_ERR_IO;
+    if (!read_pass(data, size, flags, 1, 0, arena, &f))
         return;
+    both[1] = f;
     AVKF_CHECK(m.records == f.records && m.status == f.status,
                "memory: %llu records then %s; fd: %llu records then %s",
                (unsigned long long)m.records, avk_status_name(m.status),
@@ -158,6 +169,34 @@ static void same_passes(const uint8_t *data, size_t size, unsigned flags, avk_ar
                "skipped %llu blocks (%llu bytes) from memory, %llu (%llu) from an fd",
                (unsigned long long)m.sk.calls, (unsigned long long)m.sk.bytes,
                (unsigned long long)f.sk.calls, (unsigned long long)f.sk.bytes);
+}
+
+/* With threads, the same records, error (status, place and message) and
+ * skips as the pass p without, from memory or an fd alike (file.h
+ * promises it). */
+static void same_with_threads(const uint8_t *data, size_t size, unsigned flags, int through_fd,
+                              unsigned threads, avk_arena *arena, const pass *pp)
+{
+    pass p = *pp, t;
+    if (!read_pass(data, size, flags, through_fd, threads, arena, &t))
+        return;
+    AVKF_CHECK(p.records == t.records && p.status == t.status,
+               "flags %#x%s: %llu records then %s; %u threads: %llu records then %s", flags,
+               through_fd ? " (fd)" : "", (unsigned long long)p.records,
+               avk_status_name(p.status), threads, (unsigned long long)t.records,
+               avk_status_name(t.status));
+    if (p.status != AVK_OK)
+        AVKF_CHECK(p.offset == t.offset && p.block == t.block &&
+                       strcmp(p.message, t.message) == 0,
+                   "flags %#x%s: %s at offset %llu block %lld (%s); %u threads: at %llu block "
+                   "%lld (%s)",
+                   flags, through_fd ? " (fd)" : "", avk_status_name(p.status),
+                   (unsigned long long)p.offset, (long long)p.block, p.message, threads,
+                   (unsigned long long)t.offset, (long long)t.block, t.message);
+    AVKF_CHECK(p.sk.calls == t.sk.calls && p.sk.bytes == t.sk.bytes,
+               "flags %#x: skipped %llu blocks (%llu bytes); %u threads: %llu (%llu)", flags,
+               (unsigned long long)p.sk.calls, (unsigned long long)p.sk.bytes, threads,
+               (unsigned long long)t.sk.calls, (unsigned long long)t.sk.bytes);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -174,6 +213,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t recs = 0, lead = 0, next_count = 0, skipped_recs = 0;
     int more = 1, lead_done = 0, rec_more;
     skips sk;
+    pass plain[2], skipping[2];
 
     st = avk_file_reader_open_memory(data, size, &o, &fr, &err);
     if (st != AVK_OK) {
@@ -305,8 +345,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     avk_file_reader_free(fr);
 
     /* 4: the same through a file descriptor, plain and skipping. */
-    same_passes(data, size, 0, arena);
-    same_passes(data, size, AVK_FILE_SKIP_BAD_BLOCKS, arena);
+    same_passes(data, size, 0, arena, plain);
+    same_passes(data, size, AVK_FILE_SKIP_BAD_BLOCKS, arena, skipping);
+
+    /* 5: with threads, for one input in four (by its size, which mutations
+     * change). A worker thread costs about 0.5 ms to start and join under
+     * ASan, more than the rest of this function on most inputs; the reader
+     * starts them only for files of two blocks or more that need work.
+     * The other choices come from the size too: 2 to 4 threads, skipping
+     * or not, decoding ahead or not, memory or an fd. */
+    if (size % 4 == 0) {
+        size_t k = size / 4;
+        unsigned flags = (k & 1 ? AVK_FILE_SKIP_BAD_BLOCKS : 0) |
+                         (k & 2 ? AVK_FILE_DECODE_AHEAD : 0);
+        int fd = (k >> 2) % 4 == 0;
+        const pass *p = &(k & 1 ? skipping : plain)[fd];
+        if (!fd || p->status != AVK_ERR_IO)
+            same_with_threads(data, size, flags, fd, 2 + (unsigned)(k >> 4) % 3, arena, p);
+    }
 
     avk_buffer_destroy(&buf);
     avk_arena_free(arena);

@@ -24,6 +24,7 @@ case "$mode" in
     PACKAGES=(
       "${BUILD[@]}" "${LIBS[@]}" "${PEERS[@]}"
       clang libclang-rt-14-dev llvm valgrind       # fuzzing, sanitizers, memcheck
+      gcovr                                        # make coverage
       libbenchmark-dev libavro-dev                 # benchmarks and the avro-c peer
       python3-dev python3-numpy python3-pandas python3-pytest  # the Python package
       python3-dask python3-distributed                         # and its Dask tests (avrokit.dask)

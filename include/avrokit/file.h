@@ -130,10 +130,12 @@ static inline void avk_file_reader_options_init(avk_file_reader_options *o)
 
 /* Threads. A reader belongs to one thread at a time, with or without
  * options.threads; its calls, on_skip included, run on the caller's thread.
- * With threads = N > 1 and a file whose codec is not null, the first
- * next or skip starts N - 1 worker threads (with every signal blocked),
- * which avk_file_reader_free stops and joins; a null-codec file starts
- * none. The caller's thread still does all reading and checking in file
+ * With threads = N > 1 and a file whose codec is not null, up to N - 1
+ * worker threads (with every signal blocked) start as blocks are queued
+ * for them, one for each block queued after the first (a file of one or
+ * two blocks starts none or one; a larger file all of them on its first
+ * read-ahead), and avk_file_reader_free stops and joins them; a null-codec
+ * file starts none. The caller's thread still does all reading and checking in file
  * order; the workers only decompress. Memory: up to N blocks in flight,
  * each with its own buffers (its bytes as stored, when not read from
  * memory, and decompressed: up to N x (max_block_bytes + max_block_data)).
@@ -445,7 +447,16 @@ typedef struct avk_file_writer_options {
                                    codec. Callers built before this field
                                    pass offsetof(avk_file_writer_options,
                                    threads) as struct_size: accepted, 0. */
+    uint64_t flags;             /* AVK_FILE_WRITER_* (below). Callers built before
+                                   this field pass offsetof(avk_file_writer_options,
+                                   flags) as struct_size: accepted, 0. */
 } avk_file_writer_options;
+
+/* avk_file_writer_append_path on a file whose end is a torn tail (see
+ * "Durability" below): cut the tail off and append after the last complete
+ * block, instead of refusing. Damage followed by a complete block is never
+ * cut, flag or not. */
+#define AVK_FILE_WRITER_TRUNCATE_TORN_TAIL 0x1u
 
 /* Sets every field of *o to its default (zero: the library's defaults) and
  * struct_size to sizeof *o as this header defines it. Inline, so the size
@@ -509,9 +520,20 @@ AVK_EXPORT avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx,
 
 /* Opens an existing container file to add blocks at its end: its header
  * gives the schema, codec and sync marker (opts->codec, sync and meta are
- * ignored; level, block sizes, plan settings and threads apply). The file must end
- * on a block boundary. Returns the open statuses of the reader and the
- * writer. */
+ * ignored; level, block sizes, plan settings and threads apply). Every
+ * block is checked first (headers and markers, not the data), so blocks
+ * are never added after damage. Returns the open statuses of the reader and
+ * the writer, and:
+ * - a torn tail (the file ends with bytes that are not a complete block,
+ *   and no block marker follows them: what a writer killed mid-block
+ *   leaves): without AVK_FILE_WRITER_TRUNCATE_TORN_TAIL, the reader's
+ *   status for it (usually AVK_ERR_TRUNCATED) and a message that says how
+ *   many bytes from which offset, nothing changed; with it, the tail is cut
+ *   (ftruncate to the end of the last complete block) and
+ *   avk_file_writer_torn_tail tells how many bytes went;
+ * - damage before the end (a complete block follows it): its status, with
+ *   or without the flag, nothing changed (avrokit repair copies what is
+ *   readable). */
 AVK_EXPORT avk_status avk_file_writer_append_path(const char *path,
                                                   const avk_file_writer_options *opts,
                                                   avk_file_writer **out, avk_error *err);
@@ -548,6 +570,40 @@ AVK_EXPORT avk_status avk_file_writer_append_block(avk_file_writer *fw, int64_t 
 /* Writes the pending records as a block (with threads: after waiting for
  * every block in flight, written in order) and flushes the destination. */
 AVK_EXPORT avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err);
+
+/* Durability. What survives a crash of the process or of the machine:
+ * - after avk_file_writer_flush returns AVK_OK, every record appended
+ *   before it is in the operating system's hands: it survives the process
+ *   being killed (SIGKILL included), not a power loss or kernel crash;
+ * - after avk_file_writer_fsync returns AVK_OK, every record appended
+ *   before it is on stable storage (fsync(2) of the file; for a file
+ *   open_path created, the first call also fsyncs its directory, so the
+ *   file's name survives too): it survives a power loss, as far as the
+ *   disk honours fsync;
+ * - records appended after the last successful flush or fsync may be lost,
+ *   whole or in part. The bytes that reach the file are always a prefix of
+ *   what the writer would have written: its header, complete blocks, then
+ *   at most the beginning of one block (a torn tail). Readers deliver every
+ *   complete block and then report the tail as AVK_ERR_TRUNCATED at the
+ *   offset where the last complete block ends; append_path refuses to add
+ *   blocks after it unless told to cut it (AVK_FILE_WRITER_TRUNCATE_TORN_TAIL).
+ * A file that open_path created is complete only once close (or fsync)
+ * returned AVK_OK; a crash before that may leave it shorter than its
+ * header.
+ *
+ * avk_file_writer_fsync: flushes as avk_file_writer_flush does, then
+ * fsync(2)s the file. Returns AVK_OK; the statuses of flush;
+ * AVK_ERR_IO when fsync fails (the writer is then broken, as after a write
+ * error: after a failed fsync the kernel may have dropped the unwritten
+ * data, so a second fsync could not be trusted), or when the directory's
+ * fsync fails (the writer stays usable, and the next fsync tries the
+ * directory again); AVK_ERR_INVALID_ARGUMENT for a writer made by
+ * open_sink (flush it and sync the sink's destination yourself) or whose
+ * fd cannot be synced (a pipe, socket or terminal: EINVAL from fsync). */
+AVK_EXPORT avk_status avk_file_writer_fsync(avk_file_writer *fw, avk_error *err);
+
+/* Bytes of a torn tail that append_path cut off (0 when none). */
+AVK_EXPORT uint64_t avk_file_writer_torn_tail(const avk_file_writer *fw);
 
 /* Flushes, closes what open_path opened, frees. Returns the flush or close
  * status; the writer is freed whatever happens. NULL returns AVK_OK. */

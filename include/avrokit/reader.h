@@ -31,6 +31,12 @@ typedef struct avk_reader_options {
     size_t struct_size;   /* sizeof(avk_reader_options) */
     size_t buffer_size;   /* stream buffer bytes; 0 means 64 KiB, at least 64 */
     const avk_allocator *allocator; /* NULL means the C library */
+    const char *name;     /* fd and stdio readers: what error messages call
+                             the input ("read from data.avro failed"); copied,
+                             so it may be freed after init. NULL: "file
+                             descriptor N" / "stdio stream". Callers built
+                             before this field pass offsetof(avk_reader_options,
+                             name) as struct_size: accepted, NULL. */
 } avk_reader_options;
 
 /* Sets every field of *o to its default (zero: the library's defaults) and
@@ -63,6 +69,7 @@ typedef struct avk_reader {
     FILE *fp;
     const void *kernels; /* bulk kernels, copied at creation */
     int at_eof; /* the source said end of stream */
+    const char *name; /* the options' name, copied behind buf; NULL for none */
 } avk_reader;
 
 /* A reader over data[0..len), which must outlive the reader. Allocates

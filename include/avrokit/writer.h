@@ -24,6 +24,13 @@ typedef struct avk_writer_options {
     size_t buffer_size;   /* initial memory / stream buffer; 0 means 64 KiB */
     size_t max_size;      /* memory writer: largest buffer; 0 means SIZE_MAX/2 */
     const avk_allocator *allocator; /* NULL means the C library */
+    const char *name;     /* fd and stdio writers: what error messages call
+                             the output ("write to out.avro failed"); copied,
+                             so it may be freed after init. NULL: "file
+                             descriptor N" / "stdio stream". Ignored by memory
+                             writers. Callers built before this field pass
+                             offsetof(avk_writer_options, name) as
+                             struct_size: accepted, NULL. */
 } avk_writer_options;
 
 /* Sets every field of *o to its default (zero: the library's defaults) and
@@ -55,6 +62,7 @@ typedef struct avk_writer {
     int fd;
     FILE *fp;
     const void *kernels; /* bulk kernels, copied at creation */
+    const char *name; /* the options' name, copied behind buf; NULL for none */
 } avk_writer;
 
 /* A growable memory writer. Returns AVK_OK, AVK_ERR_NO_MEMORY or

@@ -196,7 +196,10 @@ static avk_status append(avki_col_ctx *d, avki_col *col, const avk_value *v)
 {
     if (!col->nullable)
         return append_payload(d, col, v);
-    if (!v->type || avk_type_kind(v->type) != AVK_UNION || !v->u.branch.value)
+    /* a nullable column is a union of two branches: an index past them is
+     * another shape, as for any other union */
+    if (!v->type || avk_type_kind(v->type) != AVK_UNION || !v->u.branch.value ||
+        v->u.branch.index > 1)
         return mismatch(d, col, v);
     if (v->u.branch.index == col->null_branch)
         return avki_col_append_null(d, col);

@@ -587,6 +587,7 @@ avk_status avki_file_header_write(avk_writer *w, const avk_schema *schema, avk_c
                                   const uint8_t sync[AVK_FILE_SYNC_SIZE], avk_error *err)
 {
     avk_writer sw;
+    avk_writer_options so;
     const uint8_t *text;
     size_t text_len;
     const char *cname = avk_codec_name(codec);
@@ -594,7 +595,11 @@ avk_status avki_file_header_write(avk_writer *w, const avk_schema *schema, avk_c
     if (!cname)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "unknown codec %d", (int)codec);
-    AVK_TRY(avk_writer_init_memory(&sw, NULL, err));
+    /* The schema's text from the destination's allocator (the file
+     * writer's), not the C library's. */
+    avk_writer_options_init(&so);
+    so.allocator = &w->alloc;
+    AVK_TRY(avk_writer_init_memory(&sw, &so, err));
     st = avk_type_write_json(avk_schema_root(schema), 0, &sw, err);
     if (st != AVK_OK) {
         avk_writer_destroy(&sw);

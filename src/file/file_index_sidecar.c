@@ -130,6 +130,8 @@ static avk_status write_all(int fd, const uint8_t *p, size_t n, const char *name
             continue;
         if (w < 0)
             return avki_error_errno(err, errno, "cannot write %s", name);
+        if (w == 0) /* no progress: what a full disk gives a regular file */
+            return avki_error_errno(err, ENOSPC, "cannot write %s", name);
         p += w;
         n -= (size_t)w;
     }
@@ -180,9 +182,17 @@ avk_status avk_file_index_save(const avk_file_index *idx, const char *sidecar_pa
         st = write_all(fd, buf, len, tmp, err);
     /* The bytes reach the disk before the name does: a crash between the
      * two leaves the old sidecar (or none), never an empty one. */
-    if (st == AVK_OK && fsync(fd) != 0)
-        st = avki_error_errno(err, errno, "cannot write %s to disk", tmp);
-    if (fd >= 0 && close(fd) != 0 && st == AVK_OK)
+    if (st == AVK_OK) {
+        int rc;
+        do /* a signal during fsync says nothing of the data: again */
+            rc = fsync(fd);
+        while (rc != 0 && errno == EINTR);
+        if (rc != 0)
+            st = avki_error_errno(err, errno, "cannot write %s to disk (fsync)", tmp);
+    }
+    /* Linux releases the fd whatever close returns: never retried, and
+     * EINTR is no error (the bytes are on disk already). */
+    if (fd >= 0 && close(fd) != 0 && errno != EINTR && st == AVK_OK)
         st = avki_error_errno(err, errno, "cannot close %s", tmp);
     if (st == AVK_OK && rename(tmp, sidecar_path) != 0)
         st = avki_error_errno(err, errno, "cannot rename %s to %s", tmp, sidecar_path);

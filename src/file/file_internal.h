@@ -66,4 +66,12 @@ avk_status avki_file_header_write(avk_writer *w, const avk_schema *schema, avk_c
 avk_status avki_file_meta_check(const avk_file_meta *meta, size_t meta_count,
                                 const avk_allocator *alloc, avk_error *err);
 
+/* Sets *found when the 16-byte marker sync occurs anywhere in bytes
+ * [from, size) of the file at path (file_tail.c): damage that a complete
+ * block follows is not a torn tail. AVK_ERR_IO when the file cannot be
+ * read. */
+avk_status avki_file_marker_after(const char *path, uint64_t from, uint64_t size,
+                                  const uint8_t sync[AVK_FILE_SYNC_SIZE], int *found,
+                                  avk_error *err);
+
 #endif

@@ -51,8 +51,8 @@ void avki_block_slot_decompress(avki_block_slot *s, avk_codec c, size_t max_out)
 
 /* A ring of slots: the one the reader took last (its current block, kept
  * until the next take, release or reset), then the queued ones in file
- * order, then free ones. Workers (started on the first queued block that
- * needs processing) take queued blocks in order. All
+ * order, then free ones. Workers (one started for each block queued for
+ * processing after the first) take queued blocks in order. All
  * calls but the workers' come from the reader's thread. */
 typedef struct avki_prefetch avki_prefetch;
 

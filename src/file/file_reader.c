@@ -248,7 +248,7 @@ avk_status avk_file_reader_open_memory(const void *data, size_t len,
  * reused buffer is the default because each page first touched in a
  * mapping costs a fault: measured on a 12 MB file, 160 ns per record mapped,
  * 121 read, 113 from memory already in place. */
-static avk_status attach_fd(avk_file_reader *fr, int fd, avk_error *err)
+static avk_status attach_fd(avk_file_reader *fr, int fd, const char *name, avk_error *err)
 {
     struct stat stt;
     avk_reader_options ro;
@@ -280,7 +280,14 @@ static avk_status attach_fd(avk_file_reader *fr, int fd, avk_error *err)
     memset(&ro, 0, sizeof ro);
     ro.struct_size = sizeof ro;
     ro.buffer_size = fr->buffer_size;
+    /* No larger than a regular file (a small file read whole in one call
+     * need not cost a 256 KiB buffer). A file that grows later is only
+     * read in more calls. */
+    if (regular && stt.st_size >= 0 && (uint64_t)stt.st_size < ro.buffer_size &&
+        ro.buffer_size > 4096)
+        ro.buffer_size = stt.st_size < 4096 ? 4096 : (size_t)stt.st_size;
     ro.allocator = &fr->alloc;
+    ro.name = name; /* read errors name the file (copied by the reader) */
     fr->streaming = 1;
     {
         off_t at = lseek(fd, 0, SEEK_CUR); /* offsets count from the file's start */
@@ -304,7 +311,7 @@ avk_status avk_file_reader_open_fd(int fd, const avk_file_reader_options *opts,
     AVK_TRY(reader_alloc(opts, out, err));
     fr = *out;
     *out = NULL;
-    st = attach_fd(fr, fd, err);
+    st = attach_fd(fr, fd, NULL, err);
     if (st != AVK_OK) {
         avk_file_reader_free(fr);
         return st;
@@ -338,7 +345,7 @@ avk_status avk_file_reader_open_path(const char *path, const avk_file_reader_opt
         }
         fr->own_fd = fd;
     }
-    st = attach_fd(fr, fd, err);
+    st = attach_fd(fr, fd, strcmp(path, "-") == 0 ? "standard input" : path, err);
     if (st == AVK_OK && fr->own_fd >= 0 && !fr->streaming) {
         close(fr->own_fd); /* the mapping stays valid */
         fr->own_fd = -1;

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,7 +55,11 @@ struct avk_file_writer {
     uint64_t block_records;
     uint8_t sync[AVK_FILE_SYNC_SIZE];
     avk_writer out;     /* the destination */
+    int fd;             /* the destination's fd, or -1 for a sink (fsync) */
     int own_fd;         /* closed by close/free */
+    char *path;         /* open_path's or append_path's path (fw->alloc), or NULL */
+    int dir_unsynced;   /* open_path created the file: fsync its directory once */
+    uint64_t torn_tail; /* bytes append_path cut off */
     avk_writer blk;     /* the pending block's records */
     uint64_t count;     /* records in blk */
     size_t mark;        /* where the record being written in place starts */
@@ -93,15 +99,22 @@ static void random_sync(uint8_t sync[AVK_FILE_SYNC_SIZE])
 
 /* Callers built before `threads` existed pass the shorter size. */
 #define OPTIONS_V1_SIZE offsetof(avk_file_writer_options, threads)
+#define OPTIONS_V2_SIZE offsetof(avk_file_writer_options, flags)
 
 static int options_size_ok(size_t size)
 {
-    return size == sizeof(avk_file_writer_options) || size == OPTIONS_V1_SIZE;
+    return size == sizeof(avk_file_writer_options) || size == OPTIONS_V2_SIZE ||
+           size == OPTIONS_V1_SIZE;
 }
 
 static unsigned options_threads(const avk_file_writer_options *opts)
 {
-    return opts && opts->struct_size == sizeof *opts ? opts->threads : 0;
+    return opts && opts->struct_size > OPTIONS_V1_SIZE ? opts->threads : 0;
+}
+
+static uint64_t options_flags(const avk_file_writer_options *opts)
+{
+    return opts && opts->struct_size > OPTIONS_V2_SIZE ? opts->flags : 0;
 }
 
 static avk_status options_check(const avk_file_writer_options *opts, avk_error *err)
@@ -158,6 +171,7 @@ static avk_status writer_new(const char *schema_json, size_t schema_len,
     fw->alloc = a;
     fw->raw = a;
     fw->own_fd = -1;
+    fw->fd = -1;
     fw->out.fd = -1;
     fw->blk.fd = -1;
     fw->block_bytes = opts && opts->block_bytes ? opts->block_bytes : DEFAULT_BLOCK_BYTES;
@@ -228,12 +242,24 @@ static avk_status start_new(avk_file_writer *fw, const avk_file_writer_options *
 
 typedef enum { DEST_FD, DEST_SINK } dest_kind;
 
+/* The path is kept for fsync (its directory) and for messages. */
+static avk_status keep_path(avk_file_writer *fw, const char *path, avk_error *err)
+{
+    size_t n = strlen(path) + 1;
+    fw->path = (char *)fw->alloc.alloc(fw->alloc.ctx, n);
+    if (!fw->path)
+        return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
+                              "out of memory for the name of %s", path);
+    memcpy(fw->path, path, n);
+    return AVK_OK;
+}
+
 /* A new file: the schema goes through its full JSON form (writer_new),
  * then the destination writer, then the header. On any failure an fd the
  * writer was to own is closed, so open_path leaks nothing. */
 static avk_status open_new(dest_kind kind, int fd, avk_sink_fn sink, void *ctx,
                            const avk_schema *schema, const avk_file_writer_options *opts,
-                           int own_fd, avk_file_writer **out, avk_error *err)
+                           int own_fd, const char *path, avk_file_writer **out, avk_error *err)
 {
     avk_writer tmp;
     const uint8_t *text;
@@ -241,12 +267,19 @@ static avk_status open_new(dest_kind kind, int fd, avk_sink_fn sink, void *ctx,
     avk_writer_options wo;
     avk_file_writer *fw;
     avk_status st;
-    AVK_TRY(avk_writer_init_memory(&tmp, NULL, err));
-    st = avk_type_write_json(avk_schema_root(schema), 0, &tmp, err);
-    text = avk_writer_data(&tmp, &len);
-    if (st == AVK_OK)
-        st = writer_new((const char *)text, len, opts, &fw, err);
-    avk_writer_destroy(&tmp);
+    /* The schema's text comes from the caller's allocator too; a failure
+     * here closes what open_path opened, as the later ones do. */
+    memset(&wo, 0, sizeof wo);
+    wo.struct_size = sizeof wo;
+    wo.allocator = opts ? opts->allocator : NULL;
+    st = avk_writer_init_memory(&tmp, &wo, err);
+    if (st == AVK_OK) {
+        st = avk_type_write_json(avk_schema_root(schema), 0, &tmp, err);
+        text = avk_writer_data(&tmp, &len);
+        if (st == AVK_OK)
+            st = writer_new((const char *)text, len, opts, &fw, err);
+        avk_writer_destroy(&tmp);
+    }
     if (st != AVK_OK) {
         if (own_fd)
             close(fd);
@@ -254,11 +287,17 @@ static avk_status open_new(dest_kind kind, int fd, avk_sink_fn sink, void *ctx,
     }
     if (own_fd)
         fw->own_fd = fd;
+    fw->fd = kind == DEST_FD ? fd : -1;
     memset(&wo, 0, sizeof wo);
     wo.struct_size = sizeof wo;
     wo.allocator = &fw->alloc;
+    wo.name = path; /* write errors name the file (copied by the writer) */
     st = kind == DEST_FD ? avk_writer_init_fd(&fw->out, fd, &wo, err)
                          : avk_writer_init_sink(&fw->out, sink, ctx, &wo, err);
+    if (st == AVK_OK && path) {
+        st = keep_path(fw, path, err);
+        fw->dir_unsynced = own_fd;
+    }
     if (st == AVK_OK)
         st = start_new(fw, opts, err);
     if (st != AVK_OK) {
@@ -296,7 +335,7 @@ avk_status avk_file_writer_open_path(const char *path, const avk_schema *schema,
             return avki_error_errno(err, errno, "cannot create %s", path);
         own = 1;
     }
-    return open_new(DEST_FD, fd, NULL, NULL, schema, opts, own, out, err);
+    return open_new(DEST_FD, fd, NULL, NULL, schema, opts, own, own ? path : NULL, out, err);
 }
 
 avk_status avk_file_writer_open_fd(int fd, const avk_schema *schema,
@@ -307,7 +346,7 @@ avk_status avk_file_writer_open_fd(int fd, const avk_schema *schema,
     if (fd < 0)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_file_writer_open_fd: negative fd");
-    return open_new(DEST_FD, fd, NULL, NULL, schema, opts, 0, out, err);
+    return open_new(DEST_FD, fd, NULL, NULL, schema, opts, 0, NULL, out, err);
 }
 
 avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx, const avk_schema *schema,
@@ -318,7 +357,62 @@ avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx, const avk_sche
     if (!sink)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_file_writer_open_sink: NULL sink");
-    return open_new(DEST_SINK, -1, sink, ctx, schema, opts, 0, out, err);
+    return open_new(DEST_SINK, -1, sink, ctx, schema, opts, 0, NULL, out, err);
+}
+
+/* Every block of the file must be whole before blocks are added after it
+ * (appending after damage would hide it). When the reader stops at damage
+ * that runs to the end with no marker after it, that is a torn tail: cut
+ * on request, else refused with what would be cut. *cut gets the bytes
+ * cut. */
+static avk_status check_blocks(avk_file_reader *fr, const char *path, int fd, uint64_t size,
+                               uint64_t flags, uint64_t *cut, avk_error *err)
+{
+    avk_file_block b;
+    avk_error scan_err;
+    uint64_t good_end = avk_file_reader_block_offset(fr); /* the header's end */
+    uint64_t last_offset = good_end;
+    int more = 1, found = 1, rc;
+    avk_status st = AVK_OK;
+    *cut = 0;
+    while (more && (st = avk_file_reader_next_block(fr, &b, &more, err)) == AVK_OK) {
+        last_offset = b.offset;
+        good_end = b.end;
+    }
+    if (st == AVK_OK)
+        return AVK_OK;
+    /* Only what the bytes say is damage; a failed read, memory or a limit
+     * says nothing about the file's end. */
+    if (st != AVK_ERR_TRUNCATED && st != AVK_ERR_MALFORMED && st != AVK_ERR_SYNC)
+        return avki_error_prefix(err, "cannot append to %s: ", path);
+    /* A last block whose marker the end of the file cuts short is returned
+     * (its data is whole), and the error comes after it: it is not whole. */
+    if (good_end >= size)
+        good_end = last_offset;
+    if (avki_file_marker_after(path, good_end, size, avk_file_reader_sync(fr), &found,
+                               &scan_err) != AVK_OK)
+        found = 1; /* cannot tell: treat as damage, which is never cut */
+    if (found)
+        return avki_error_prefix(err,
+                                 "cannot append to %s: damaged after byte %llu, with a "
+                                 "block after the damage (not a torn tail): ",
+                                 path, (unsigned long long)good_end);
+    if (!(flags & AVK_FILE_WRITER_TRUNCATE_TORN_TAIL))
+        return avki_error_set(err, st, good_end,
+                              "cannot append to %s: it ends with a torn tail: the %llu bytes "
+                              "from byte %llu are not a complete block (a writer stopped "
+                              "within it); cut them with AVK_FILE_WRITER_TRUNCATE_TORN_TAIL "
+                              "(in the CLI: --truncate-torn-tail)",
+                              path, (unsigned long long)(size - good_end),
+                              (unsigned long long)good_end);
+    do
+        rc = ftruncate(fd, (off_t)good_end);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0)
+        return avki_error_errno(err, errno, "cannot cut the torn tail of %s at byte %llu",
+                                path, (unsigned long long)good_end);
+    *cut = size - good_end;
+    return AVK_OK;
 }
 
 avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_options *opts,
@@ -328,11 +422,12 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
     avk_file_reader *fr;
     avk_file_writer_options wo;
     avk_file_writer *fw = NULL;
-    avk_file_block b;
     avk_writer_options so;
+    struct stat sb;
     const uint8_t *text;
     size_t text_len = 0;
-    int more = 1, fd;
+    uint64_t cut = 0;
+    int fd;
     avk_status st = AVK_OK;
     if (!out || !path)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
@@ -341,51 +436,61 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
     if (opts && (!options_size_ok(opts->struct_size) ||
                  options_threads(opts) > AVKI_COMPRESS_MAX_THREADS))
         return options_check(opts, err);
+    /* Opened first: its size bounds the check of the blocks, and a tail
+     * is cut through it. */
+    fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return avki_error_errno(err, errno, "cannot open %s to append", path);
+    if (fstat(fd, &sb) != 0) {
+        st = avki_error_errno(err, errno, "cannot append to %s: fstat failed", path);
+        close(fd);
+        return st;
+    }
     memset(&ro, 0, sizeof ro);
     ro.struct_size = sizeof ro;
     ro.allocator = opts ? opts->allocator : NULL;
-    AVK_TRY(avk_file_reader_open_path(path, &ro, &fr, err));
-    /* Appending after damage would hide it: every block must be whole. */
-    while (more && (st = avk_file_reader_next_block(fr, &b, &more, err)) == AVK_OK) {
-    }
+    st = avk_file_reader_open_path(path, &ro, &fr, err);
     if (st != AVK_OK) {
         avki_error_prefix(err, "cannot append to %s: ", path);
-        avk_file_reader_free(fr);
+        close(fd);
         return st;
     }
-    memset(&wo, 0, sizeof wo);
-    if (opts)
-        memcpy(&wo, opts, opts->struct_size); /* an older caller's is shorter */
-    wo.struct_size = sizeof wo;
-    wo.codec = avk_file_reader_codec(fr, NULL);
-    wo.meta = NULL;
-    wo.meta_count = 0;
-    text = avk_file_reader_meta(fr, "avro.schema", &text_len);
-    st = writer_new((const char *)text, text_len, &wo, &fw, err);
+    st = check_blocks(fr, path, fd, (uint64_t)sb.st_size, options_flags(opts), &cut, err);
+    if (st == AVK_OK) {
+        memset(&wo, 0, sizeof wo);
+        if (opts)
+            memcpy(&wo, opts, opts->struct_size); /* an older caller's is shorter */
+        wo.struct_size = sizeof wo;
+        wo.codec = avk_file_reader_codec(fr, NULL);
+        wo.meta = NULL;
+        wo.meta_count = 0;
+        text = avk_file_reader_meta(fr, "avro.schema", &text_len);
+        st = writer_new((const char *)text, text_len, &wo, &fw, err);
+    }
     if (st == AVK_OK) {
         /* Appended blocks must carry the file's own marker: readers compare
          * every block's marker with the header's. The codec is the file's
          * too, and the schema its header's text. */
         memcpy(fw->sync, avk_file_reader_sync(fr), AVK_FILE_SYNC_SIZE);
+        fw->own_fd = fd;
+        fw->fd = fd;
+        fd = -1;
+        fw->torn_tail = cut;
         st = level_check(fw, err);
     }
     avk_file_reader_free(fr);
-    if (st != AVK_OK) {
-        avk_file_writer_free(fw);
-        return st;
+    if (st == AVK_OK)
+        st = keep_path(fw, path, err);
+    if (st == AVK_OK) {
+        memset(&so, 0, sizeof so);
+        so.struct_size = sizeof so;
+        so.allocator = &fw->alloc;
+        so.name = path;
+        st = avk_writer_init_fd(&fw->out, fw->fd, &so, err);
     }
-    fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0) {
-        st = avki_error_errno(err, errno, "cannot open %s to append", path);
-        avk_file_writer_free(fw);
-        return st;
-    }
-    fw->own_fd = fd;
-    memset(&so, 0, sizeof so);
-    so.struct_size = sizeof so;
-    so.allocator = &fw->alloc;
-    st = avk_writer_init_fd(&fw->out, fd, &so, err);
     if (st != AVK_OK) {
+        if (fd >= 0)
+            close(fd);
         avk_file_writer_free(fw);
         return st;
     }
@@ -396,6 +501,7 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
 const avk_schema *avk_file_writer_schema(const avk_file_writer *fw) { return fw->schema; }
 const avk_plan *avk_file_writer_plan(const avk_file_writer *fw) { return fw->plan; }
 const uint8_t *avk_file_writer_sync(const avk_file_writer *fw) { return fw->sync; }
+uint64_t avk_file_writer_torn_tail(const avk_file_writer *fw) { return fw->torn_tail; }
 
 /* bytes_data counts the records of the pending block too, so the figure
  * grows with every append, not block by block. */
@@ -610,6 +716,82 @@ avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err)
     return st;
 }
 
+/* fsync again after EINTR: a signal during it says nothing of the data. */
+static int fsync_retry(int fd)
+{
+    int rc;
+    do
+        rc = fsync(fd);
+    while (rc != 0 && errno == EINTR);
+    return rc;
+}
+
+/* The directory of a file open_path created, so that its name is on disk
+ * too (the path is the writer's own copy: cut at its last slash for the
+ * open, then mended). File systems that cannot sync a directory say
+ * EINVAL: nothing more can be done there, so that is not an error. */
+static avk_status sync_dir(avk_file_writer *fw, avk_error *err)
+{
+    char *slash = strrchr(fw->path, '/');
+    const char *dir = slash ? fw->path : ".";
+    int fd, rc, e;
+    if (slash == fw->path)
+        dir = "/";
+    else if (slash)
+        *slash = '\0';
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    e = errno;
+    if (fd >= 0) {
+        rc = fsync_retry(fd);
+        e = errno;
+        close(fd);
+        if (rc != 0 && e != EINVAL)
+            fd = -1;
+    }
+    if (fd < 0)
+        avki_error_errno(err, e, "fsync of the directory %s (to keep the name of a new file) "
+                                 "failed", dir);
+    if (slash && slash != fw->path)
+        *slash = '/';
+    if (fd < 0)
+        return AVK_ERR_IO;
+    fw->dir_unsynced = 0;
+    return AVK_OK;
+}
+
+avk_status avk_file_writer_fsync(avk_file_writer *fw, avk_error *err)
+{
+    if (!fw)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_fsync: NULL writer");
+    if (fw->fd < 0)
+        return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
+                              "avk_file_writer_fsync: this writer sends its bytes to a sink, "
+                              "which it cannot sync: call avk_file_writer_flush, then sync "
+                              "what the sink writes to");
+    AVK_TRY(avk_file_writer_flush(fw, err));
+    if (fsync_retry(fw->fd) != 0) {
+        int e = errno;
+        char fdname[32];
+        snprintf(fdname, sizeof fdname, "file descriptor %d", fw->fd);
+        if (e == EINVAL || e == EROFS) {
+            avki_error_errno(err, e, "cannot fsync %s: it is a pipe, socket or terminal, "
+                                     "or its file system cannot sync",
+                             fw->path ? fw->path : fdname);
+            if (err)
+                err->status = AVK_ERR_INVALID_ARGUMENT, err->sys_errno = 0;
+            return AVK_ERR_INVALID_ARGUMENT;
+        }
+        fw->broken = AVK_ERR_IO;
+        return avki_error_errno(err, e, "fsync of %s failed: records since the last "
+                                        "successful fsync may not be on disk",
+                                fw->path ? fw->path : fdname);
+    }
+    if (fw->dir_unsynced)
+        return sync_dir(fw, err);
+    return AVK_OK;
+}
+
 /* Flushes, then closes an fd the writer opened: close(2) can report a
  * write error the kernel deferred (NFS, quotas), so its result counts. The
  * writer is freed whatever happened. */
@@ -620,10 +802,13 @@ avk_status avk_file_writer_close(avk_file_writer *fw, avk_error *err)
         return AVK_OK;
     st = avk_file_writer_flush(fw, err);
     if (fw->own_fd >= 0) {
+        /* Linux releases the fd whatever close returns: never retried,
+         * and EINTR is no error (the data was handed over already). */
         int rc = close(fw->own_fd);
         fw->own_fd = -1;
-        if (rc != 0 && st == AVK_OK)
-            st = avki_error_errno(err, errno, "closing the file failed");
+        if (rc != 0 && errno != EINTR && st == AVK_OK)
+            st = avki_error_errno(err, errno, "closing %s failed",
+                                  fw->path ? fw->path : "the file");
     }
     avk_file_writer_free(fw);
     return st;
@@ -646,6 +831,8 @@ void avk_file_writer_free(avk_file_writer *fw)
     avki_codec_state_destroy(&fw->codec_state);
     if (fw->own_fd >= 0)
         close(fw->own_fd);
+    if (fw->path)
+        fw->alloc.free(fw->alloc.ctx, fw->path, strlen(fw->path) + 1);
     if (fw->threaded)
         avki_locked_alloc_destroy(&fw->lk);
     a.free(a.ctx, fw, sizeof *fw);

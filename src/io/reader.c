@@ -1,5 +1,6 @@
 /* Memory and buffered stream readers: refills, slow paths and bulk reads. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -71,43 +72,72 @@ static avk_status fd_source(void *ctx, void *buf, size_t cap, size_t *got, avk_e
             *got = (size_t)n;
             return AVK_OK;
         }
-        if (errno != EINTR)
-            return avki_error_errno(err, errno, "read from file descriptor %d failed", r->fd);
+        if (errno == EINTR)
+            continue;
+        if (r->name)
+            return avki_error_errno(err, errno, "read from %s failed", r->name);
+        return avki_error_errno(err, errno, "read from file descriptor %d failed", r->fd);
     }
 }
 
 /* fread returns short both at the end and on an error: ferror tells them
- * apart, and only nothing read with the error set is one. */
+ * apart, and only nothing read with the error set is one. stdio gives up
+ * on EINTR (setting the error flag): cleared and asked again. */
 static avk_status file_source(void *ctx, void *buf, size_t cap, size_t *got, avk_error *err)
 {
     avk_reader *r = (avk_reader *)ctx;
-    *got = fread(buf, 1, cap, r->fp);
-    if (*got == 0 && ferror(r->fp))
-        return avki_error_errno(err, errno, "read from stdio stream failed");
-    return AVK_OK;
+    for (;;) {
+        errno = 0;
+        *got = fread(buf, 1, cap, r->fp);
+        if (*got != 0 || !ferror(r->fp))
+            return AVK_OK;
+        if (errno != EINTR)
+            break;
+        clearerr(r->fp);
+    }
+    if (r->name)
+        return avki_error_errno(err, errno, "read from %s failed", r->name);
+    return avki_error_errno(err, errno, "read from stdio stream failed");
 }
+
+/* The size of the options the caller was built with: before name was
+ * added, struct_size stopped at it. */
+#define OPTIONS_V1 offsetof(avk_reader_options, name)
+
+/* The name's bytes, copied behind the buffer (one allocation for both). */
+static size_t name_size(const avk_reader *r) { return r->name ? strlen(r->name) + 1 : 0; }
 
 avk_status avk_reader_init_source(avk_reader *r, avk_source_fn source, void *ctx,
                                   const avk_reader_options *opts, avk_error *err)
 {
-    size_t size = DEFAULT_BUFFER;
+    size_t size = DEFAULT_BUFFER, nsize = 0;
+    const char *name = NULL;
     reader_zero(r);
     if (!source)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "reader source callback is NULL");
     if (opts) {
-        if (opts->struct_size < sizeof *opts)
+        if (opts->struct_size != OPTIONS_V1 && opts->struct_size < sizeof *opts)
             return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                                   "avk_reader_options.struct_size is %zu, expected %zu",
                                   opts->struct_size, sizeof *opts);
         if (opts->buffer_size)
             size = opts->buffer_size < MIN_BUFFER ? MIN_BUFFER : opts->buffer_size;
+        if (opts->struct_size >= sizeof *opts && opts->name)
+            name = opts->name;
     }
+    if (name)
+        nsize = strlen(name) + 1;
     r->alloc = avki_allocator_or_libc(opts ? opts->allocator : NULL);
-    r->buf = (uint8_t *)r->alloc.alloc(r->alloc.ctx, size);
+    r->buf = size <= SIZE_MAX - nsize ? (uint8_t *)r->alloc.alloc(r->alloc.ctx, size + nsize)
+                                      : NULL;
     if (!r->buf)
         return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
                               "cannot allocate a %zu-byte reader buffer", size);
+    if (name) {
+        memcpy(r->buf + size, name, nsize);
+        r->name = (const char *)(r->buf + size);
+    }
     r->cap = size;
     r->base = r->pos = r->end = r->buf;
     r->source = source;
@@ -165,8 +195,9 @@ void avk_reader_destroy(avk_reader *r)
 {
     static const uint8_t empty[1];
     if (r->buf)
-        r->alloc.free(r->alloc.ctx, r->buf, r->cap);
+        r->alloc.free(r->alloc.ctx, r->buf, r->cap + name_size(r));
     r->buf = NULL;
+    r->name = NULL;
     r->cap = 0;
     /* A destroyed reader reads as an empty memory reader: TRUNCATED, never a hang. */
     r->pos = r->end = r->base = empty;

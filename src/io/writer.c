@@ -1,5 +1,6 @@
 /* Growable memory writer and buffered stream writers. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,8 +24,20 @@
 #define DEFAULT_BUFFER (64 * 1024)
 #define MIN_BUFFER 64
 
-/* write(2) may take less than asked (a pipe, a signal): loop until all of
- * it is out; EINTR before anything was written is retried. */
+/* The destination as messages name it: the options' name, else the fd. */
+static avk_status sink_failed(const avk_writer *w, int e, avk_error *err)
+{
+    if (w->name)
+        return avki_error_errno(err, e, "write to %s failed", w->name);
+    if (w->fp)
+        return avki_error_errno(err, e, "write to stdio stream failed");
+    return avki_error_errno(err, e, "write to file descriptor %d failed", w->fd);
+}
+
+/* write(2) may take less than asked (a pipe, a signal, a full disk): loop
+ * until all of it is out; EINTR before anything was written is retried. A
+ * write of 0 bytes makes no progress: reported as the disk being full,
+ * which is when a regular file gives it. */
 static avk_status fd_sink(void *ctx, const void *data, size_t len, avk_error *err)
 {
     avk_writer *w = (avk_writer *)ctx;
@@ -34,8 +47,10 @@ static avk_status fd_sink(void *ctx, const void *data, size_t len, avk_error *er
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return avki_error_errno(err, errno, "write to file descriptor %d failed", w->fd);
+            return sink_failed(w, errno, err);
         }
+        if (n == 0)
+            return sink_failed(w, ENOSPC, err);
         p += n;
         len -= (size_t)n;
     }
@@ -45,24 +60,44 @@ static avk_status fd_sink(void *ctx, const void *data, size_t len, avk_error *er
 static avk_status file_sink(void *ctx, const void *data, size_t len, avk_error *err)
 {
     avk_writer *w = (avk_writer *)ctx;
-    if (fwrite(data, 1, len, w->fp) != len)
-        return avki_error_errno(err, errno, "write to stdio stream failed");
+    const uint8_t *p = (const uint8_t *)data;
+    /* stdio gives up on EINTR, setting the error flag: cleared, the rest
+     * written again. */
+    while (len > 0) {
+        size_t n;
+        errno = 0;
+        n = fwrite(p, 1, len, w->fp);
+        p += n;
+        len -= n;
+        if (len == 0)
+            break;
+        if (errno != EINTR)
+            return sink_failed(w, errno ? errno : EIO, err);
+        clearerr(w->fp);
+    }
     return AVK_OK;
 }
 
 static avk_status writer_setup(avk_writer *w, avk_sink_fn sink, void *ctx,
                                const avk_writer_options *opts, avk_error *err)
 {
-    size_t size = DEFAULT_BUFFER;
+    size_t size = DEFAULT_BUFFER, nsize = 0;
+    const char *name = NULL;
     memset(w, 0, sizeof *w);
     w->fd = -1;
     w->kernels = avki_kernels_active();
     w->max_size = SIZE_MAX / 2;
     if (opts) {
-        if (opts->struct_size < sizeof *opts)
+        /* Callers built before name stop their options at it. */
+        if (opts->struct_size != offsetof(avk_writer_options, name) &&
+            opts->struct_size < sizeof *opts)
             return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                                   "avk_writer_options.struct_size is %zu, expected %zu",
                                   opts->struct_size, sizeof *opts);
+        /* Only a stream writer keeps it: a memory writer's buffer grows,
+         * and the name lives behind the buffer. */
+        if (sink && opts->struct_size >= sizeof *opts && opts->name)
+            name = opts->name;
         if (opts->buffer_size)
             size = opts->buffer_size < MIN_BUFFER ? MIN_BUFFER : opts->buffer_size;
         if (opts->max_size)
@@ -71,11 +106,18 @@ static avk_status writer_setup(avk_writer *w, avk_sink_fn sink, void *ctx,
     /* The first buffer of a memory writer counts against its limit too. */
     if (!sink && size > w->max_size)
         size = w->max_size;
+    if (name)
+        nsize = strlen(name) + 1;
     w->alloc = avki_allocator_or_libc(opts ? opts->allocator : NULL);
-    w->buf = (uint8_t *)w->alloc.alloc(w->alloc.ctx, size);
+    w->buf = size <= SIZE_MAX - nsize ? (uint8_t *)w->alloc.alloc(w->alloc.ctx, size + nsize)
+                                      : NULL;
     if (!w->buf)
         return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
                               "cannot allocate a %zu-byte writer buffer", size);
+    if (name) {
+        memcpy(w->buf + size, name, nsize);
+        w->name = (const char *)(w->buf + size);
+    }
     w->cap = size;
     w->pos = w->buf;
     w->end = w->buf + size;
@@ -132,8 +174,9 @@ avk_status avk_writer_init_file(avk_writer *w, FILE *fp, const avk_writer_option
 void avk_writer_destroy(avk_writer *w)
 {
     if (w->buf)
-        w->alloc.free(w->alloc.ctx, w->buf, w->cap);
+        w->alloc.free(w->alloc.ctx, w->buf, w->cap + (w->name ? strlen(w->name) + 1 : 0));
     w->buf = w->pos = w->end = NULL;
+    w->name = NULL;
     w->cap = 0;
 }
 
@@ -145,8 +188,14 @@ avk_status avk_writer_flush(avk_writer *w, avk_error *err)
     AVK_TRY(w->sink(w->sink_ctx, w->buf, len, err));
     w->flushed += len;
     w->pos = w->buf;
-    if (w->fp && fflush(w->fp) != 0)
-        return avki_error_errno(err, errno, "flushing the stdio stream failed");
+    while (w->fp && fflush(w->fp) != 0) {
+        if (errno != EINTR) {
+            if (w->name)
+                return avki_error_errno(err, errno, "flushing %s failed", w->name);
+            return avki_error_errno(err, errno, "flushing the stdio stream failed");
+        }
+        clearerr(w->fp);
+    }
     return AVK_OK;
 }
 

@@ -3,12 +3,13 @@
 
 #include "schema/name_set.h"
 
-void avki_name_set_init(avki_name_set *s)
+void avki_name_set_init(avki_name_set *s, const avk_allocator *alloc)
 {
-    /* The writers take no allocator: the C library's. */
-    avki_hash_init(&s->table, NULL, s->inline_slots, 2 * AVKI_NAME_SET_INLINE);
+    if (!alloc)
+        alloc = avk_allocator_libc();
+    avki_hash_init(&s->table, alloc, s->inline_slots, 2 * AVKI_NAME_SET_INLINE);
     avki_stack_init(&s->names, s->inline_names, AVKI_NAME_SET_INLINE, sizeof(const char *),
-                    avk_allocator_libc());
+                    alloc);
 }
 
 void avki_name_set_destroy(avki_name_set *s)

@@ -19,7 +19,9 @@ typedef struct avki_name_set {
     const char *inline_names[AVKI_NAME_SET_INLINE];
 } avki_name_set;
 
-void avki_name_set_init(avki_name_set *s);
+/* Memory beyond the inline room comes from alloc (NULL: the C library's);
+ * the schema writers pass their writer's, which must outlive the set. */
+void avki_name_set_init(avki_name_set *s, const avk_allocator *alloc);
 void avki_name_set_destroy(avki_name_set *s);
 
 /* 1 when name was added, 0 when it was there already, -1 when out of memory. */

@@ -180,7 +180,7 @@ avk_status avk_type_write_canonical(const avk_type *t, struct avk_writer *w, avk
                               "avk_type_write_canonical: %s is NULL", !t ? "type" : "writer");
     c.w = w;
     c.err = err;
-    avki_name_set_init(&c.seen);
+    avki_name_set_init(&c.seen, &w->alloc);
     st = write_type(&c, t);
     avki_name_set_destroy(&c.seen);
     return st;

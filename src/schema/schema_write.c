@@ -356,7 +356,7 @@ avk_status avk_type_write_json(const avk_type *t, int pretty, struct avk_writer 
     j.err = err;
     j.pretty = pretty != 0;
     j.depth = 0;
-    avki_name_set_init(&j.seen);
+    avki_name_set_init(&j.seen, &w->alloc);
     st = write_type(&j, t, "");
     avki_name_set_destroy(&j.seen);
     return st;

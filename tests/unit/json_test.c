@@ -820,7 +820,7 @@ static void test_write_string_paths(void **state)
     char all[256 * 3];
     size_t i, n0, n1;
     avk_writer w0, w1, w2;
-    avk_writer_options small = {sizeof small, 64, 0, NULL};
+    avk_writer_options small = {sizeof small, 64, 0, NULL, NULL};
     avkt_sink sink;
     const uint8_t *d0, *d1;
     avki_arena a;
@@ -864,7 +864,7 @@ static void test_write_errors(void **state)
     const char *text = "{\"a\":[1,2,3,\"a long string that does not fit\"],\"b\":null}";
     avki_arena a;
     const avki_json *v;
-    avk_writer_options opts = {sizeof opts, 64, 20, NULL};
+    avk_writer_options opts = {sizeof opts, 64, 20, NULL, NULL};
     avk_writer w;
     avk_error err;
     avkt_sink sink;
@@ -880,7 +880,7 @@ static void test_write_errors(void **state)
     avk_writer_destroy(&w);
     /* A failing sink's status comes back, wherever it fails. */
     for (cut = 0; cut < strlen(text); cut += 5) {
-        avk_writer_options o = {sizeof o, 64, 0, NULL};
+        avk_writer_options o = {sizeof o, 64, 0, NULL, NULL};
         avk_status st;
         avkt_sink_init_failing(&sink, cut, AVK_ERR_IO);
         AVKT_OK(avk_writer_init_sink(&w, avkt_sink_write, &sink, &o, NULL));
@@ -909,7 +909,7 @@ static void test_write_deep_failing_allocator(void **state)
     assert_non_null(v);
     for (n = 1;; n++) {
         avkt_failalloc fa;
-        avk_writer_options o = {sizeof o, 0, 0, NULL};
+        avk_writer_options o = {sizeof o, 0, 0, NULL, NULL};
         avk_writer w;
         avk_status st;
         avkt_failalloc_init(&fa, n);

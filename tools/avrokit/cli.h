@@ -255,6 +255,22 @@ int avkcli_writer_open(const char *path, const avk_schema *schema,
  * final status. */
 int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc);
 
+/* --append (cli_append.c): opens the container file at path to add
+ * records at its end (its own schema, codec and marker; opts' level,
+ * block sizes and threads apply). schema, when not NULL, must be the file's
+ * (the same Parsing Canonical Form). A torn tail is refused, or cut when
+ * cut_torn_tail is set (and said on stderr). Prints any error; returns
+ * AVKCLI_OK, AVKCLI_USAGE ("-") or AVKCLI_FAIL. */
+int avkcli_append_open(const char *path, const avk_schema *schema,
+                       const avk_file_writer_options *opts, int cut_torn_tail,
+                       avk_file_writer **out);
+
+/* Finishes a writer from avkcli_append_open: on rc AVKCLI_OK fsyncs and
+ * closes it (so exit status 0 means the records are on disk); otherwise,
+ * or when that fails, frees it and cuts the file back to its size when it
+ * was opened, so a failed run adds nothing. Returns the final status. */
+int avkcli_append_finish(avk_file_writer *fw, const char *path, int rc);
+
 /* The Parsing Canonical Form of t in a malloc'd NUL-terminated string, or
  * NULL (with a message) when out of memory. */
 char *avkcli_canonical(const avk_type *t);

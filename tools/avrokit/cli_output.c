@@ -223,6 +223,41 @@ int avkcli_writer_open(const char *path, const avk_schema *schema,
     return AVKCLI_OK;
 }
 
+/* The rename reaches the disk only with its directory: fsync it, so that
+ * exit status 0 means the new file survives a power loss. EINVAL: a file
+ * system that cannot sync directories, where nothing more can be done. */
+static int sync_dir_of(const char *path, char *target)
+{
+    char *slash = strrchr(target, '/');
+    const char *dir = ".";
+    int fd, rc = 0, e = 0;
+    if (slash == target)
+        dir = "/";
+    else if (slash) {
+        *slash = '\0';
+        dir = target;
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        rc = -1;
+        e = errno;
+    } else {
+        while ((rc = fsync(fd)) != 0 && errno == EINTR) {
+        }
+        e = errno;
+        close(fd);
+        if (rc != 0 && e == EINVAL)
+            rc = 0;
+    }
+    if (rc != 0)
+        fprintf(stderr, "%s: the new file is in place, but syncing its directory %s failed "
+                        "(%s): after a power loss the old file may come back\n",
+                path, dir, strerror(e));
+    if (slash && slash != target)
+        *slash = '/';
+    return rc == 0 ? AVKCLI_OK : AVKCLI_FAIL;
+}
+
 int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc)
 {
     avk_error err;
@@ -246,11 +281,20 @@ int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc)
     if (o->fd >= 0) {
         /* The data reaches the disk before the new name does, so a crash
          * in between leaves the old file rather than an empty one. */
-        if (rc == AVKCLI_OK && o->tmp && fsync(o->fd) != 0) {
-            fprintf(stderr, "%s: writing it to disk failed: %s\n", path, strerror(errno));
-            rc = AVKCLI_FAIL;
+        if (rc == AVKCLI_OK && o->tmp) {
+            int frc;
+            do /* a signal during fsync says nothing of the data: again */
+                frc = fsync(o->fd);
+            while (frc != 0 && errno == EINTR);
+            if (frc != 0) {
+                fprintf(stderr, "%s: writing it to disk (fsync) failed: %s\n", path,
+                        strerror(errno));
+                rc = AVKCLI_FAIL;
+            }
         }
-        if (close(o->fd) != 0 && rc == AVKCLI_OK) {
+        /* Linux releases the fd whatever close returns, so it is never
+         * retried, and EINTR is no error: the data is on disk already. */
+        if (close(o->fd) != 0 && errno != EINTR && rc == AVKCLI_OK) {
             fprintf(stderr, "%s: closing it failed: %s\n", path, strerror(errno));
             rc = AVKCLI_FAIL;
         }
@@ -263,6 +307,8 @@ int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc)
         }
         if (rc != AVKCLI_OK)
             unlink(o->tmp);
+        else
+            rc = sync_dir_of(path, o->target);
         armed[o - outputs] = 0;
     }
     free(o->tmp);

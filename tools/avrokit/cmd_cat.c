@@ -22,12 +22,15 @@ static const char *const help =
     "each record is read through it and the output has that schema.\n"
     "Records are decoded and encoded again; see concat to copy whole blocks.\n"
     "OUT.avro is written beside itself and replaces an existing file only when\n"
-    "the command succeeds.\n"
+    "the command succeeds. With --append the records go at the end of the\n"
+    "existing OUT.avro instead (same schema; its codec): see fromjson --help.\n"
     "\n"
     "Options:\n"
     "  -o, --output OUT  the output file\n"
     "  --codec C         null, deflate, snappy, zstandard, bzip2 or xz\n"
     "  --level L         the codec's compression level (0: its default)\n"
+    "  --append          add the records to the end of OUT.avro\n"
+    "  --truncate-torn-tail  with --append: cut a torn tail instead of refusing\n"
     "  --offset N        skip the first N records (over all files)\n"
     "  --limit N         write at most N records\n"
     "  --samplerate R    keep each record with probability R (0 to 1)\n"
@@ -54,6 +57,7 @@ typedef struct cat_state {
     avkcli_progress prog;
     avk_arena *arena;
     avk_file_writer *fw;
+    const char *out;  /* the output's name, for its write errors */
     unsigned jobs;    /* reading threads */
 } cat_state;
 
@@ -79,8 +83,9 @@ static int copy_records(cat_state *s, const char *path, avk_file_reader *fr)
             st = avk_file_writer_append(s->fw, &v, &err);
             avk_arena_reset(s->arena);
             if (st != AVK_OK) {
+                /* Writing a full block failed: the output's error. */
                 avkcli_progress_end(&s->prog);
-                avkcli_report(path, &err);
+                avkcli_report(s->out, &err);
                 return AVKCLI_FAIL;
             }
             s->left--;
@@ -139,7 +144,7 @@ int avkcli_cmd_cat(int argc, char **argv)
                *rate = NULL, *seed = NULL, *reader_text = NULL, *reader_file = NULL,
                *jobs = NULL;
     avk_schema *reader_schema = NULL;
-    int quiet = 0, help_wanted, rc, level_value = 0;
+    int quiet = 0, help_wanted, rc, level_value = 0, append = 0, cut_torn = 0;
     size_t npos, i;
     char **pos, *canon = NULL;
     uint64_t seed_value = 0, total = 0;
@@ -160,6 +165,8 @@ int avkcli_cmd_cat(int argc, char **argv)
         {"--reader-schema", 0, &reader_text, NULL, "a schema file or JSON"},
         {"--reader-schema-file", 0, &reader_file, NULL, "a schema file"},
         {"--quiet", 'q', NULL, &quiet, NULL},
+        {"--append", 0, NULL, &append, NULL},
+        {"--truncate-torn-tail", 0, NULL, &cut_torn, NULL},
         AVKCLI_JOBS_OPTION(jobs),
         AVKCLI_LIMIT_OPTIONS,
     };
@@ -167,8 +174,10 @@ int avkcli_cmd_cat(int argc, char **argv)
     s.left = UINT64_MAX;
     s.rate = 1.0;
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
-    if (!pos)
+    if (!pos) {
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
         return AVKCLI_FAIL;
+    }
     rc = avkcli_parse_options(PREFIX, argc, argv, opts, sizeof opts / sizeof opts[0], pos, &npos,
                               &help_wanted);
     if (rc == AVKCLI_OK && help_wanted) {
@@ -200,6 +209,11 @@ int avkcli_cmd_cat(int argc, char **argv)
                                         "for standard output)");
     if (rc == AVKCLI_OK && npos == 0)
         rc = avkcli_usage_error(PREFIX, "missing FILE (use '-' for standard input)");
+    if (rc == AVKCLI_OK && append && codec)
+        rc = avkcli_usage_error(PREFIX, "--codec with --append: appended blocks take the "
+                                        "file's own codec");
+    if (rc == AVKCLI_OK && cut_torn && !append)
+        rc = avkcli_usage_error(PREFIX, "--truncate-torn-tail goes with --append");
     if (rc == AVKCLI_OK)
         rc = avkcli_parse_jobs(PREFIX, jobs, pos, npos, &s.jobs);
     if (rc == AVKCLI_OK)
@@ -233,9 +247,11 @@ int avkcli_cmd_cat(int argc, char **argv)
             rc = avkcli_check_level(PREFIX, wo.codec, wo.level);
     }
     if (rc == AVKCLI_OK) {
-        rc = avkcli_writer_open(output,
-                                reader_schema ? reader_schema : avk_file_reader_schema(first),
-                                &wo, &s.fw);
+        s.out = strcmp(output, "-") == 0 ? "<stdout>" : output;
+        const avk_schema *records =
+            reader_schema ? reader_schema : avk_file_reader_schema(first);
+        rc = append ? avkcli_append_open(output, records, &wo, cut_torn, &s.fw)
+                    : avkcli_writer_open(output, records, &wo, &s.fw);
     }
     if (rc == AVKCLI_OK) {
         for (i = 0; i < npos; i++)
@@ -252,7 +268,8 @@ int avkcli_cmd_cat(int argc, char **argv)
                 avk_file_reader_free(fr);
         }
         avkcli_progress_end(&s.prog);
-        rc = avkcli_writer_finish(s.fw, output, rc);
+        rc = append ? avkcli_append_finish(s.fw, output, rc)
+                    : avkcli_writer_finish(s.fw, output, rc);
     }
     avk_file_reader_free(first);
     avk_arena_free(s.arena);

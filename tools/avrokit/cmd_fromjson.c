@@ -20,6 +20,7 @@
 
 static const char *const help =
     "Usage: " PREFIX " --schema S.avsc [options] JSON [OUT.avro]\n"
+    "       " PREFIX " --append [options] JSON OUT.avro\n"
     "\n"
     "Reads JSON ('-': standard input): values of the schema in the Avro JSON\n"
     "encoding (as tojson prints them: unions as null or {\"branch\": value}, bytes\n"
@@ -31,11 +32,21 @@ static const char *const help =
     "parse or fit the schema stops the run with its line, column and value path,\n"
     "and no output file is left behind.\n"
     "\n"
+    "With --append the values go at the end of the existing container file\n"
+    "OUT.avro, in its own schema (--schema, if given, must be the same) and codec;\n"
+    "the file's blocks are checked first. A file that ends with a torn tail (the\n"
+    "start of a block a killed writer did not finish) is refused, or with\n"
+    "--truncate-torn-tail cut back to its last complete block first. On success\n"
+    "the new records are on disk (fsync) before the exit status says so; on\n"
+    "failure they are taken off again.\n"
+    "\n"
     "Options:\n"
     "  --schema S       the schema of the values (required)\n"
     "  --schema-file S  the same as --schema\n"
     "  --codec C        null (default), deflate, snappy, zstandard, bzip2 or xz\n"
     "  --level L        the codec's compression level (0: its default)\n"
+    "  --append         add the values to the end of OUT.avro (see above)\n"
+    "  --truncate-torn-tail  with --append: cut a torn tail instead of refusing\n"
     "  --max-depth N    nesting of one value (records, arrays, maps, unions)\n"
     "  --max-bytes N    length of one string or bytes value\n"
     "  --max-items N    items of one array or map\n"
@@ -137,8 +148,8 @@ static void print_read_error(const input *in, const avk_error *err)
         fprintf(stderr, "%s: %s\n", avkcli_display_name(in->name), msg);
 }
 
-static int convert(input *in, avk_file_writer *fw, const avk_type *type, const avk_limits *lim,
-                   avk_arena *arena, avkcli_progress *prog)
+static int convert(input *in, avk_file_writer *fw, const char *out_path, const avk_type *type,
+                   const avk_limits *lim, avk_arena *arena, avkcli_progress *prog)
 {
     avk_json_read_options o;
     avk_value v;
@@ -176,8 +187,14 @@ static int convert(input *in, avk_file_writer *fw, const avk_type *type, const a
         consume(in, used);
         if (avk_file_writer_append(fw, &v, &err) != AVK_OK) {
             avkcli_progress_end(prog);
-            fprintf(stderr, "%s: the value ending at line %llu: %s\n",
-                    avkcli_display_name(in->name), (unsigned long long)in->line, err.message);
+            /* Writing a full block failed: the output's fault, not the value's. */
+            if (err.status == AVK_ERR_IO)
+                fprintf(stderr, "%s: %s\n",
+                        strcmp(out_path, "-") == 0 ? "<stdout>" : out_path, err.message);
+            else
+                fprintf(stderr, "%s: the value ending at line %llu: %s\n",
+                        avkcli_display_name(in->name), (unsigned long long)in->line,
+                        err.message);
             return AVKCLI_FAIL;
         }
         avk_arena_reset(arena);
@@ -192,7 +209,7 @@ int avkcli_cmd_fromjson(int argc, char **argv)
     const char *max_depth = NULL, *max_bytes = NULL, *max_items = NULL, *max_memory = NULL;
     const char *out_path;
     uint64_t depth = 0;
-    int quiet = 0, help_wanted, rc;
+    int quiet = 0, help_wanted, rc, append = 0, cut_torn = 0;
     size_t npos;
     char **pos;
     avk_schema *schema = NULL;
@@ -213,13 +230,17 @@ int avkcli_cmd_fromjson(int argc, char **argv)
         {"--max-items", 0, &max_items, NULL, "a number of items"},
         {"--max-memory", 0, &max_memory, NULL, "a number of bytes"},
         {"--quiet", 'q', NULL, &quiet, NULL},
+        {"--append", 0, NULL, &append, NULL},
+        {"--truncate-torn-tail", 0, NULL, &cut_torn, NULL},
     };
     memset(&in, 0, sizeof in);
     in.fd = -1;
     memset(&lim, 0, sizeof lim);
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
-    if (!pos)
+    if (!pos) {
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
         return AVKCLI_FAIL;
+    }
     avkcli_writer_options(&wo, NULL, NULL);
     rc = avkcli_parse_options(PREFIX, argc, argv, opts, sizeof opts / sizeof opts[0], pos, &npos,
                               &help_wanted);
@@ -245,8 +266,15 @@ int avkcli_cmd_fromjson(int argc, char **argv)
         rc = avkcli_usage_error(PREFIX, "--schema and --schema-file both given: one schema only");
     if (!schema_path)
         schema_path = schema_file;
-    if (rc == AVKCLI_OK && !schema_path)
+    if (rc == AVKCLI_OK && !schema_path && !append)
         rc = avkcli_usage_error(PREFIX, "missing --schema S.avsc");
+    if (rc == AVKCLI_OK && append && npos != 2)
+        rc = avkcli_usage_error(PREFIX, "--append needs JSON and OUT.avro, the file to add to");
+    if (rc == AVKCLI_OK && append && codec)
+        rc = avkcli_usage_error(PREFIX, "--codec with --append: appended blocks take the "
+                                        "file's own codec");
+    if (rc == AVKCLI_OK && cut_torn && !append)
+        rc = avkcli_usage_error(PREFIX, "--truncate-torn-tail goes with --append");
     if (rc == AVKCLI_OK && (npos < 1 || npos > 2))
         rc = avkcli_usage_error(PREFIX, "want JSON and optionally OUT.avro ('-' for standard "
                                         "input/output)");
@@ -259,7 +287,7 @@ int avkcli_cmd_fromjson(int argc, char **argv)
     in.line = in.column = 1;
     in.max_text = lim.max_memory ? lim.max_memory : (uint64_t)1 << 30;
     rc = avkcli_check_output(out_path, pos, 1);
-    if (rc == AVKCLI_OK)
+    if (rc == AVKCLI_OK && schema_path)
         rc = avkcli_load_schema(schema_path, &schema);
     if (rc == AVKCLI_OK && avk_arena_new(NULL, &arena, &err) != AVK_OK) {
         fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
@@ -273,12 +301,15 @@ int avkcli_cmd_fromjson(int argc, char **argv)
         }
     }
     if (rc == AVKCLI_OK)
-        rc = avkcli_writer_open(out_path, schema, &wo, &fw);
+        rc = append ? avkcli_append_open(out_path, schema, &wo, cut_torn, &fw)
+                    : avkcli_writer_open(out_path, schema, &wo, &fw);
     if (rc == AVKCLI_OK) {
         avkcli_progress_start(&prog, "fromjson", avkcli_file_size(pos[0]), 0, quiet);
-        rc = convert(&in, fw, avk_schema_root(schema), &lim, arena, &prog);
+        rc = convert(&in, fw, out_path, avk_schema_root(avk_file_writer_schema(fw)), &lim, arena,
+                     &prog);
         avkcli_progress_end(&prog);
-        rc = avkcli_writer_finish(fw, out_path, rc);
+        rc = append ? avkcli_append_finish(fw, out_path, rc)
+                    : avkcli_writer_finish(fw, out_path, rc);
     }
     if (in.fd > STDIN_FILENO)
         close(in.fd);

@@ -84,7 +84,7 @@ static void work_free(recodec_work *w)
     free(w->end);
 }
 
-static int recompress(const char *in, avk_file_reader *fr, avk_file_writer *fw,
+static int recompress(const char *in, const char *out, avk_file_reader *fr, avk_file_writer *fw,
                       const recodec_work *w, avkcli_progress *prog)
 {
     avk_error err;
@@ -98,8 +98,8 @@ static int recompress(const char *in, avk_file_reader *fr, avk_file_writer *fw,
             continue;
         if (avk_file_writer_append_block(fw, w->count[slot], w->packed[slot].data,
                                          w->packed[slot].len, &err) != AVK_OK) {
-            avkcli_progress_end(prog);
-            fprintf(stderr, "%s: %s\n", avkcli_display_name(in), err.message);
+            avkcli_progress_end(prog); /* writing the output failed */
+            fprintf(stderr, "%s: %s\n", strcmp(out, "-") == 0 ? "<stdout>" : out, err.message);
             return AVKCLI_FAIL;
         }
         records += (uint64_t)w->count[slot];
@@ -137,8 +137,10 @@ int avkcli_cmd_recodec(int argc, char **argv)
         AVKCLI_LIMIT_OPTIONS,
     };
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
-    if (!pos)
+    if (!pos) {
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
         return AVKCLI_FAIL;
+    }
     rc = avkcli_parse_options(PREFIX, argc, argv, opts, sizeof opts / sizeof opts[0], pos, &npos,
                               &help_wanted);
     if (rc == AVKCLI_OK && help_wanted) {
@@ -184,7 +186,7 @@ int avkcli_cmd_recodec(int argc, char **argv)
     }
     if (rc == AVKCLI_OK) {
         avkcli_progress_start(&prog, "recodec", avkcli_file_size(pos[0]), 0, quiet);
-        rc = recompress(pos[0], fr, fw, &w, &prog);
+        rc = recompress(pos[0], pos[1], fr, fw, &w, &prog);
         avkcli_progress_end(&prog);
         rc = avkcli_writer_finish(fw, pos[1], rc);
     }

@@ -161,8 +161,10 @@ int avkcli_cmd_repair(int argc, char **argv)
         AVKCLI_LIMIT_OPTIONS,
     };
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
-    if (!pos)
+    if (!pos) {
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
         return AVKCLI_FAIL;
+    }
     rc = avkcli_parse_options(PREFIX, argc, argv, opts, sizeof opts / sizeof opts[0], pos, &npos,
                               &help_wanted);
     if (rc == AVKCLI_OK && help_wanted) {

@@ -191,6 +191,7 @@ int avkcli_cmd_tojson(int argc, char **argv)
     pos = (char **)malloc(sizeof *pos * (size_t)argc);
     args = head_default(argc, argv);
     if (!pos || !args) {
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
         free(pos);
         free(args);
         return AVKCLI_FAIL;
