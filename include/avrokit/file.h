@@ -521,16 +521,17 @@ AVK_EXPORT avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx,
 /* Opens an existing container file to add blocks at its end: its header
  * gives the schema, codec and sync marker (opts->codec, sync and meta are
  * ignored; level, block sizes, plan settings and threads apply). Every
- * block is checked first (headers and markers, not the data), so blocks
- * are never added after damage. Returns the open statuses of the reader and
+ * block is checked first (counts, sizes and markers; the data is not
+ * decoded), so blocks are never added after a broken block frame. Returns the open statuses of the reader and
  * the writer, and:
  * - a torn tail (the file ends with bytes that are not a complete block,
  *   and no block marker follows them: what a writer killed mid-block
  *   leaves): without AVK_FILE_WRITER_TRUNCATE_TORN_TAIL, the reader's
  *   status for it (usually AVK_ERR_TRUNCATED) and a message that says how
  *   many bytes from which offset, nothing changed; with it, the tail is cut
- *   (ftruncate to the end of the last complete block) and
- *   avk_file_writer_torn_tail tells how many bytes went;
+ *   (ftruncate to the end of the last complete block, the last step, once
+ *   everything else succeeded) and avk_file_writer_torn_tail tells how many
+ *   bytes went;
  * - damage before the end (a complete block follows it): its status, with
  *   or without the flag, nothing changed (avrokit repair copies what is
  *   readable). */
@@ -581,12 +582,19 @@ AVK_EXPORT avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err)
  *   file's name survives too): it survives a power loss, as far as the
  *   disk honours fsync;
  * - records appended after the last successful flush or fsync may be lost,
- *   whole or in part. The bytes that reach the file are always a prefix of
- *   what the writer would have written: its header, complete blocks, then
- *   at most the beginning of one block (a torn tail). Readers deliver every
- *   complete block and then report the tail as AVK_ERR_TRUNCATED at the
- *   offset where the last complete block ends; append_path refuses to add
- *   blocks after it unless told to cut it (AVK_FILE_WRITER_TRUNCATE_TORN_TAIL).
+ *   whole or in part. When the process dies (killed, crashed), the bytes
+ *   that reach the file are a prefix of what the writer would have
+ *   written: its header, complete blocks, then at most the beginning of one
+ *   block (a torn tail). Readers deliver every complete block (and the
+ *   records of a last block whose marker alone is cut) and then report the
+ *   tail as AVK_ERR_TRUNCATED at the offset where the last complete block
+ *   ends; append_path refuses to add blocks after it unless told to cut it
+ *   (AVK_FILE_WRITER_TRUNCATE_TORN_TAIL). After a power loss, what follows
+ *   the last fsync may also hold zeros or stale bytes: read as damage, cut
+ *   as a torn tail only when no block marker follows it.
+ * A writer takes no lock: one writer per file at a time is the caller's
+ * to ensure (a second process appending with the flag would cut the block
+ * a live writer is in the middle of).
  * A file that open_path created is complete only once close (or fsync)
  * returned AVK_OK; a crash before that may leave it shorter than its
  * header.

@@ -69,7 +69,6 @@ typedef struct avk_reader {
     FILE *fp;
     const void *kernels; /* bulk kernels, copied at creation */
     int at_eof; /* the source said end of stream */
-    const char *name; /* the options' name, copied behind buf; NULL for none */
 } avk_reader;
 
 /* A reader over data[0..len), which must outlive the reader. Allocates

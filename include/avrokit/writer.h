@@ -62,7 +62,6 @@ typedef struct avk_writer {
     int fd;
     FILE *fp;
     const void *kernels; /* bulk kernels, copied at creation */
-    const char *name; /* the options' name, copied behind buf; NULL for none */
 } avk_writer;
 
 /* A growable memory writer. Returns AVK_OK, AVK_ERR_NO_MEMORY or

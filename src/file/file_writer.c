@@ -59,6 +59,9 @@ struct avk_file_writer {
     int own_fd;         /* closed by close/free */
     char *path;         /* open_path's or append_path's path (fw->alloc), or NULL */
     int dir_unsynced;   /* open_path created the file: fsync its directory once */
+    int dir_fd;         /* that directory, opened with the file (a later chdir
+                           cannot change which), or -1 */
+    int dir_errno;      /* why it could not be opened */
     uint64_t torn_tail; /* bytes append_path cut off */
     avk_writer blk;     /* the pending block's records */
     uint64_t count;     /* records in blk */
@@ -172,6 +175,7 @@ static avk_status writer_new(const char *schema_json, size_t schema_len,
     fw->raw = a;
     fw->own_fd = -1;
     fw->fd = -1;
+    fw->dir_fd = -1;
     fw->out.fd = -1;
     fw->blk.fd = -1;
     fw->block_bytes = opts && opts->block_bytes ? opts->block_bytes : DEFAULT_BLOCK_BYTES;
@@ -254,6 +258,24 @@ static avk_status keep_path(avk_file_writer *fw, const char *path, avk_error *er
     return AVK_OK;
 }
 
+/* Opens the directory path names its file in (path is the writer's own
+ * copy: cut at its last slash for the open, then mended). -1 with errno. */
+static int open_dir_of(char *path)
+{
+    char *slash = strrchr(path, '/');
+    int fd, e;
+    if (!slash)
+        return open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (slash == path)
+        return open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    *slash = '\0';
+    fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    e = errno;
+    *slash = '/';
+    errno = e;
+    return fd;
+}
+
 /* A new file: the schema goes through its full JSON form (writer_new),
  * then the destination writer, then the header. On any failure an fd the
  * writer was to own is closed, so open_path leaks nothing. */
@@ -296,7 +318,11 @@ static avk_status open_new(dest_kind kind, int fd, avk_sink_fn sink, void *ctx,
                          : avk_writer_init_sink(&fw->out, sink, ctx, &wo, err);
     if (st == AVK_OK && path) {
         st = keep_path(fw, path, err);
-        fw->dir_unsynced = own_fd;
+        if (st == AVK_OK && own_fd) {
+            fw->dir_unsynced = 1;
+            fw->dir_fd = open_dir_of(fw->path);
+            fw->dir_errno = errno;
+        }
     }
     if (st == AVK_OK)
         st = start_new(fw, opts, err);
@@ -362,19 +388,20 @@ avk_status avk_file_writer_open_sink(avk_sink_fn sink, void *ctx, const avk_sche
 
 /* Every block of the file must be whole before blocks are added after it
  * (appending after damage would hide it). When the reader stops at damage
- * that runs to the end with no marker after it, that is a torn tail: cut
- * on request, else refused with what would be cut. *cut gets the bytes
- * cut. */
-static avk_status check_blocks(avk_file_reader *fr, const char *path, int fd, uint64_t size,
-                               uint64_t flags, uint64_t *cut, avk_error *err)
+ * that runs to the end with no marker after it, that is a torn tail:
+ * allowed to be cut on request (*keep: where the file is to end; size when
+ * nothing is to be cut), else refused with what would be cut. Nothing is
+ * changed here: the caller cuts once everything else is ready. */
+static avk_status check_blocks(avk_file_reader *fr, const char *path, uint64_t size,
+                               uint64_t flags, uint64_t *keep, avk_error *err)
 {
     avk_file_block b;
     avk_error scan_err;
     uint64_t good_end = avk_file_reader_block_offset(fr); /* the header's end */
     uint64_t last_offset = good_end;
-    int more = 1, found = 1, rc;
+    int more = 1, found = 1;
     avk_status st = AVK_OK;
-    *cut = 0;
+    *keep = size;
     while (more && (st = avk_file_reader_next_block(fr, &b, &more, err)) == AVK_OK) {
         last_offset = b.offset;
         good_end = b.end;
@@ -383,20 +410,27 @@ static avk_status check_blocks(avk_file_reader *fr, const char *path, int fd, ui
         return AVK_OK;
     /* Only what the bytes say is damage; a failed read, memory or a limit
      * says nothing about the file's end. */
-    if (st != AVK_ERR_TRUNCATED && st != AVK_ERR_MALFORMED && st != AVK_ERR_SYNC)
-        return avki_error_prefix(err, "cannot append to %s: ", path);
+    if (st != AVK_ERR_TRUNCATED && st != AVK_ERR_MALFORMED && st != AVK_ERR_SYNC) {
+        avki_error_prefix(err, "cannot append to %s: ", path);
+        return st;
+    }
     /* A last block whose marker the end of the file cuts short is returned
      * (its data is whole), and the error comes after it: it is not whole. */
     if (good_end >= size)
         good_end = last_offset;
     if (avki_file_marker_after(path, good_end, size, avk_file_reader_sync(fr), &found,
-                               &scan_err) != AVK_OK)
-        found = 1; /* cannot tell: treat as damage, which is never cut */
-    if (found)
-        return avki_error_prefix(err,
-                                 "cannot append to %s: damaged after byte %llu, with a "
-                                 "block after the damage (not a torn tail): ",
-                                 path, (unsigned long long)good_end);
+                               &scan_err) != AVK_OK) {
+        /* Cannot tell a torn tail from damage: nothing is cut. */
+        avki_error_prefix(err, "cannot append to %s: cannot tell whether its end is torn or "
+                               "damaged (%s): ", path, scan_err.message);
+        return st;
+    }
+    if (found) {
+        avki_error_prefix(err, "cannot append to %s: damaged after byte %llu, with a block "
+                               "after the damage (not a torn tail): ",
+                          path, (unsigned long long)good_end);
+        return st;
+    }
     if (!(flags & AVK_FILE_WRITER_TRUNCATE_TORN_TAIL))
         return avki_error_set(err, st, good_end,
                               "cannot append to %s: it ends with a torn tail: the %llu bytes "
@@ -405,13 +439,21 @@ static avk_status check_blocks(avk_file_reader *fr, const char *path, int fd, ui
                               "(in the CLI: --truncate-torn-tail)",
                               path, (unsigned long long)(size - good_end),
                               (unsigned long long)good_end);
+    *keep = good_end;
+    return AVK_OK;
+}
+
+/* Cuts the torn tail: the last step of append_path, once the writer is
+ * ready, so a failure before it leaves the file as it was. */
+static avk_status cut_tail(avk_file_writer *fw, const char *path, uint64_t keep, avk_error *err)
+{
+    int rc;
     do
-        rc = ftruncate(fd, (off_t)good_end);
+        rc = ftruncate(fw->fd, (off_t)keep);
     while (rc != 0 && errno == EINTR);
     if (rc != 0)
         return avki_error_errno(err, errno, "cannot cut the torn tail of %s at byte %llu",
-                                path, (unsigned long long)good_end);
-    *cut = size - good_end;
+                                path, (unsigned long long)keep);
     return AVK_OK;
 }
 
@@ -426,7 +468,7 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
     struct stat sb;
     const uint8_t *text;
     size_t text_len = 0;
-    uint64_t cut = 0;
+    uint64_t keep = 0;
     int fd;
     avk_status st = AVK_OK;
     if (!out || !path)
@@ -455,7 +497,7 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
         close(fd);
         return st;
     }
-    st = check_blocks(fr, path, fd, (uint64_t)sb.st_size, options_flags(opts), &cut, err);
+    st = check_blocks(fr, path, (uint64_t)sb.st_size, options_flags(opts), &keep, err);
     if (st == AVK_OK) {
         memset(&wo, 0, sizeof wo);
         if (opts)
@@ -475,7 +517,7 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
         fw->own_fd = fd;
         fw->fd = fd;
         fd = -1;
-        fw->torn_tail = cut;
+        fw->torn_tail = (uint64_t)sb.st_size - keep;
         st = level_check(fw, err);
     }
     avk_file_reader_free(fr);
@@ -488,6 +530,8 @@ avk_status avk_file_writer_append_path(const char *path, const avk_file_writer_o
         so.name = path;
         st = avk_writer_init_fd(&fw->out, fw->fd, &so, err);
     }
+    if (st == AVK_OK && fw->torn_tail)
+        st = cut_tail(fw, path, keep, err);
     if (st != AVK_OK) {
         if (fd >= 0)
             close(fd);
@@ -727,34 +771,21 @@ static int fsync_retry(int fd)
 }
 
 /* The directory of a file open_path created, so that its name is on disk
- * too (the path is the writer's own copy: cut at its last slash for the
- * open, then mended). File systems that cannot sync a directory say
- * EINVAL: nothing more can be done there, so that is not an error. */
+ * too: fsync'd once, at the first fsync. File systems that cannot sync a
+ * directory say EINVAL: nothing more can be done there, so that is not an
+ * error. */
 static avk_status sync_dir(avk_file_writer *fw, avk_error *err)
 {
-    char *slash = strrchr(fw->path, '/');
-    const char *dir = slash ? fw->path : ".";
-    int fd, rc, e;
-    if (slash == fw->path)
-        dir = "/";
-    else if (slash)
-        *slash = '\0';
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    e = errno;
-    if (fd >= 0) {
-        rc = fsync_retry(fd);
-        e = errno;
-        close(fd);
-        if (rc != 0 && e != EINVAL)
-            fd = -1;
-    }
-    if (fd < 0)
-        avki_error_errno(err, e, "fsync of the directory %s (to keep the name of a new file) "
-                                 "failed", dir);
-    if (slash && slash != fw->path)
-        *slash = '/';
-    if (fd < 0)
-        return AVK_ERR_IO;
+    if (fw->dir_fd < 0)
+        return avki_error_errno(err, fw->dir_errno, "cannot open the directory of %s to fsync "
+                                                    "it (to keep the new file's name)",
+                                fw->path);
+    if (fsync_retry(fw->dir_fd) != 0 && errno != EINVAL)
+        return avki_error_errno(err, errno, "fsync of the directory of %s (to keep the new "
+                                            "file's name) failed",
+                                fw->path);
+    close(fw->dir_fd);
+    fw->dir_fd = -1;
     fw->dir_unsynced = 0;
     return AVK_OK;
 }
@@ -774,7 +805,9 @@ avk_status avk_file_writer_fsync(avk_file_writer *fw, avk_error *err)
         int e = errno;
         char fdname[32];
         snprintf(fdname, sizeof fdname, "file descriptor %d", fw->fd);
-        if (e == EINVAL || e == EROFS) {
+        /* EINVAL alone means "cannot be synced": EROFS from fsync is a
+         * file system that went read-only after an error, data lost. */
+        if (e == EINVAL) {
             avki_error_errno(err, e, "cannot fsync %s: it is a pipe, socket or terminal, "
                                      "or its file system cannot sync",
                              fw->path ? fw->path : fdname);
@@ -833,6 +866,8 @@ void avk_file_writer_free(avk_file_writer *fw)
         close(fw->own_fd);
     if (fw->path)
         fw->alloc.free(fw->alloc.ctx, fw->path, strlen(fw->path) + 1);
+    if (fw->dir_fd >= 0)
+        close(fw->dir_fd);
     if (fw->threaded)
         avki_locked_alloc_destroy(&fw->lk);
     a.free(a.ctx, fw, sizeof *fw);

@@ -61,6 +61,14 @@ void avk_reader_init_memory(avk_reader *r, const void *data, size_t len)
     r->at_eof = 1;
 }
 
+/* A stream reader's name lives behind its buffer (buf[cap], NUL-terminated,
+ * "" for none), not in avk_reader: the struct is the caller's storage and
+ * keeps its size. Memory readers have no buffer and no name. */
+static const char *reader_name(const avk_reader *r)
+{
+    return r->buf && r->buf[r->cap] ? (const char *)r->buf + r->cap : NULL;
+}
+
 /* A read interrupted by a signal (EINTR) is retried: it is not an error of
  * the input. A short read is fine, the reader asks again when it needs to. */
 static avk_status fd_source(void *ctx, void *buf, size_t cap, size_t *got, avk_error *err)
@@ -74,29 +82,34 @@ static avk_status fd_source(void *ctx, void *buf, size_t cap, size_t *got, avk_e
         }
         if (errno == EINTR)
             continue;
-        if (r->name)
-            return avki_error_errno(err, errno, "read from %s failed", r->name);
+        if (reader_name(r))
+            return avki_error_errno(err, errno, "read from %s failed", reader_name(r));
         return avki_error_errno(err, errno, "read from file descriptor %d failed", r->fd);
     }
 }
 
 /* fread returns short both at the end and on an error: ferror tells them
- * apart, and only nothing read with the error set is one. stdio gives up
- * on EINTR (setting the error flag): cleared and asked again. */
+ * apart. stdio gives up on EINTR (setting the error flag) after delivering
+ * what it had: the flag is cleared, so the end of the stream later reads
+ * as an end, and a read that brought nothing is asked again (reading
+ * again after EINTR loses nothing). Another error with bytes read hands
+ * the bytes over; the next call reports it. */
 static avk_status file_source(void *ctx, void *buf, size_t cap, size_t *got, avk_error *err)
 {
     avk_reader *r = (avk_reader *)ctx;
     for (;;) {
         errno = 0;
         *got = fread(buf, 1, cap, r->fp);
-        if (*got != 0 || !ferror(r->fp))
+        if (!ferror(r->fp) || (*got != 0 && errno != EINTR))
             return AVK_OK;
         if (errno != EINTR)
             break;
         clearerr(r->fp);
+        if (*got != 0)
+            return AVK_OK;
     }
-    if (r->name)
-        return avki_error_errno(err, errno, "read from %s failed", r->name);
+    if (reader_name(r))
+        return avki_error_errno(err, errno, "read from %s failed", reader_name(r));
     return avki_error_errno(err, errno, "read from stdio stream failed");
 }
 
@@ -104,8 +117,6 @@ static avk_status file_source(void *ctx, void *buf, size_t cap, size_t *got, avk
  * added, struct_size stopped at it. */
 #define OPTIONS_V1 offsetof(avk_reader_options, name)
 
-/* The name's bytes, copied behind the buffer (one allocation for both). */
-static size_t name_size(const avk_reader *r) { return r->name ? strlen(r->name) + 1 : 0; }
 
 avk_status avk_reader_init_source(avk_reader *r, avk_source_fn source, void *ctx,
                                   const avk_reader_options *opts, avk_error *err)
@@ -126,18 +137,18 @@ avk_status avk_reader_init_source(avk_reader *r, avk_source_fn source, void *ctx
         if (opts->struct_size >= sizeof *opts && opts->name)
             name = opts->name;
     }
-    if (name)
-        nsize = strlen(name) + 1;
+    /* Always at least the NUL: reader_name finds "" for no name. */
+    nsize = name ? strlen(name) + 1 : 1;
     r->alloc = avki_allocator_or_libc(opts ? opts->allocator : NULL);
     r->buf = size <= SIZE_MAX - nsize ? (uint8_t *)r->alloc.alloc(r->alloc.ctx, size + nsize)
                                       : NULL;
     if (!r->buf)
         return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
                               "cannot allocate a %zu-byte reader buffer", size);
-    if (name) {
+    if (name)
         memcpy(r->buf + size, name, nsize);
-        r->name = (const char *)(r->buf + size);
-    }
+    else
+        r->buf[size] = 0;
     r->cap = size;
     r->base = r->pos = r->end = r->buf;
     r->source = source;
@@ -195,9 +206,8 @@ void avk_reader_destroy(avk_reader *r)
 {
     static const uint8_t empty[1];
     if (r->buf)
-        r->alloc.free(r->alloc.ctx, r->buf, r->cap + name_size(r));
+        r->alloc.free(r->alloc.ctx, r->buf, r->cap + strlen((const char *)r->buf + r->cap) + 1);
     r->buf = NULL;
-    r->name = NULL;
     r->cap = 0;
     /* A destroyed reader reads as an empty memory reader: TRUNCATED, never a hang. */
     r->pos = r->end = r->base = empty;

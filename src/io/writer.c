@@ -24,11 +24,20 @@
 #define DEFAULT_BUFFER (64 * 1024)
 #define MIN_BUFFER 64
 
+/* A stream writer's name lives behind its buffer (buf[cap], NUL-terminated,
+ * "" for none), not in avk_writer: the struct is the caller's storage and
+ * keeps its size. Memory writers (no sink) grow their buffer and have no
+ * name. */
+static const char *writer_name(const avk_writer *w)
+{
+    return w->sink && w->buf && w->buf[w->cap] ? (const char *)w->buf + w->cap : NULL;
+}
+
 /* The destination as messages name it: the options' name, else the fd. */
 static avk_status sink_failed(const avk_writer *w, int e, avk_error *err)
 {
-    if (w->name)
-        return avki_error_errno(err, e, "write to %s failed", w->name);
+    if (writer_name(w))
+        return avki_error_errno(err, e, "write to %s failed", writer_name(w));
     if (w->fp)
         return avki_error_errno(err, e, "write to stdio stream failed");
     return avki_error_errno(err, e, "write to file descriptor %d failed", w->fd);
@@ -60,21 +69,10 @@ static avk_status fd_sink(void *ctx, const void *data, size_t len, avk_error *er
 static avk_status file_sink(void *ctx, const void *data, size_t len, avk_error *err)
 {
     avk_writer *w = (avk_writer *)ctx;
-    const uint8_t *p = (const uint8_t *)data;
-    /* stdio gives up on EINTR, setting the error flag: cleared, the rest
-     * written again. */
-    while (len > 0) {
-        size_t n;
-        errno = 0;
-        n = fwrite(p, 1, len, w->fp);
-        p += n;
-        len -= n;
-        if (len == 0)
-            break;
-        if (errno != EINTR)
-            return sink_failed(w, errno ? errno : EIO, err);
-        clearerr(w->fp);
-    }
+    /* Not retried after EINTR: glibc drops what its buffer held when a
+     * write fails, so a retry would "succeed" with bytes missing. */
+    if (fwrite(data, 1, len, w->fp) != len)
+        return sink_failed(w, errno ? errno : EIO, err);
     return AVK_OK;
 }
 
@@ -106,18 +104,19 @@ static avk_status writer_setup(avk_writer *w, avk_sink_fn sink, void *ctx,
     /* The first buffer of a memory writer counts against its limit too. */
     if (!sink && size > w->max_size)
         size = w->max_size;
-    if (name)
-        nsize = strlen(name) + 1;
+    /* A stream writer keeps at least the NUL: writer_name finds "". */
+    if (sink)
+        nsize = name ? strlen(name) + 1 : 1;
     w->alloc = avki_allocator_or_libc(opts ? opts->allocator : NULL);
     w->buf = size <= SIZE_MAX - nsize ? (uint8_t *)w->alloc.alloc(w->alloc.ctx, size + nsize)
                                       : NULL;
     if (!w->buf)
         return avki_error_set(err, AVK_ERR_NO_MEMORY, AVK_OFFSET_UNKNOWN,
                               "cannot allocate a %zu-byte writer buffer", size);
-    if (name) {
+    if (sink && name)
         memcpy(w->buf + size, name, nsize);
-        w->name = (const char *)(w->buf + size);
-    }
+    else if (sink)
+        w->buf[size] = 0;
     w->cap = size;
     w->pos = w->buf;
     w->end = w->buf + size;
@@ -174,9 +173,9 @@ avk_status avk_writer_init_file(avk_writer *w, FILE *fp, const avk_writer_option
 void avk_writer_destroy(avk_writer *w)
 {
     if (w->buf)
-        w->alloc.free(w->alloc.ctx, w->buf, w->cap + (w->name ? strlen(w->name) + 1 : 0));
+        w->alloc.free(w->alloc.ctx, w->buf,
+                      w->cap + (w->sink ? strlen((const char *)w->buf + w->cap) + 1 : 0));
     w->buf = w->pos = w->end = NULL;
-    w->name = NULL;
     w->cap = 0;
 }
 
@@ -188,13 +187,11 @@ avk_status avk_writer_flush(avk_writer *w, avk_error *err)
     AVK_TRY(w->sink(w->sink_ctx, w->buf, len, err));
     w->flushed += len;
     w->pos = w->buf;
-    while (w->fp && fflush(w->fp) != 0) {
-        if (errno != EINTR) {
-            if (w->name)
-                return avki_error_errno(err, errno, "flushing %s failed", w->name);
-            return avki_error_errno(err, errno, "flushing the stdio stream failed");
-        }
-        clearerr(w->fp);
+    /* Not retried after EINTR either (see file_sink). */
+    if (w->fp && fflush(w->fp) != 0) {
+        if (writer_name(w))
+            return avki_error_errno(err, errno, "flushing %s failed", writer_name(w));
+        return avki_error_errno(err, errno, "flushing the stdio stream failed");
     }
     return AVK_OK;
 }

@@ -90,8 +90,17 @@ append_round() {
     "$bin" fromjson --quiet --append base.json f.avro 2>f.err
     [ $? -ne 0 ] && grep -q 'torn tail' f.err
     check $? "$* kill $k: an append after a torn tail was not refused: $(cat f.err)"
+    cp f.avro torn.avro
     "$bin" fromjson --quiet --append --truncate-torn-tail base.json f.avro 2>f.err
     check $? "$* kill $k: --truncate-torn-tail failed: $(cat f.err)"
+    # What was read before the cut, less any records of a block whose marker
+    # alone was cut, then base's records again.
+    "$bin" tojson --quiet f.avro >cut.out 2>/dev/null
+    tail -n 50 cut.out | cmp -s - base.out
+    check $? "$* kill $k: the records appended after the cut are not base's"
+    head -n -50 cut.out >kept.out
+    is_prefix kept.out f.out
+    check $? "$* kill $k: the cut took records of complete blocks"
     torn=$((torn + 1))
   else
     "$bin" fromjson --quiet --append base.json f.avro 2>f.err
@@ -106,5 +115,21 @@ for ((k = 0; k < kills; k++)); do
   append_round "$k" cat --quiet --append ref.avro f.avro
 done
 
-echo "cli_crash_test: $((kills * 3)) kills ($torn torn tails cut), $checks checks, $failures failures"
+# SIGTERM (or Ctrl-C) is caught: an append it interrupts is taken off again,
+# so the file is the old one or, when the run had finished, the whole result.
+for ((k = 0; k < kills / 3; k++)); do
+  cp base.avro f.avro
+  "$bin" fromjson --quiet --append big.json f.avro >/dev/null 2>&1 &
+  pid=$!
+  sleep "$(printf '0.%03d' $((RANDOM % span % 1000)))"
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  if ! cmp -s f.avro base.avro; then
+    "$bin" tojson --quiet f.avro >f.out 2>f.err
+    cmp -s f.out appended.out
+    check $? "fromjson --append SIGTERM $k: the file is neither the old one nor the whole result"
+  fi
+done
+
+echo "cli_crash_test: $((kills * 3)) kills ($torn torn tails cut), $((kills / 3)) SIGTERMs, $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

@@ -207,7 +207,7 @@ static void test_sigkill_many_times(void **state)
     static const avk_codec codecs[] = {AVK_CODEC_NULL, AVK_CODEC_DEFLATE, AVK_CODEC_ZSTANDARD,
                                        AVK_CODEC_SNAPPY};
     char dir[] = "/tmp/avkt-crash-XXXXXX", path[64];
-    unsigned r, n = runs(), torn = 0, headless = 0, appended = 0;
+    unsigned r, n = runs(), torn = 0, headless = 0, appended = 0, acked_runs = 0;
     uint64_t total = 0, max_records = 0;
     (void)state;
     assert_non_null(mkdtemp(dir));
@@ -261,6 +261,8 @@ static void test_sigkill_many_times(void **state)
         }
         if (rp.append)
             appended++;
+        if (acked > before.records)
+            acked_runs++;
         /* Every record a sync covered is there, and nothing before them went. */
         if (after.records < acked || after.records < before.records)
             fail_msg("run %u: %llu records read back, but %llu were synced and %llu were there "
@@ -280,13 +282,15 @@ static void test_sigkill_many_times(void **state)
             max_records = after.records;
     }
     /* The run must have met what it tests: torn tails and appends. */
-    print_message("%u kills: %u appends, %u torn tails cut, %u files without a whole header, "
-                  "%llu records written, up to %llu in one file\n",
-                  n, appended, torn, headless, (unsigned long long)total,
+    print_message("%u kills: %u appends, %u with records a sync covered, %u torn tails cut, "
+                  "%u files without a whole header, %llu records written, up to %llu in one "
+                  "file\n",
+                  n, appended, acked_runs, torn, headless, (unsigned long long)total,
                   (unsigned long long)max_records);
     if (n >= 100) {
         assert_true(torn > 0);
         assert_true(appended > 0);
+        assert_true(acked_runs > n / 4);
     }
     unlink(path);
     rmdir(dir);
@@ -331,10 +335,54 @@ static void test_damage_before_end_is_not_cut(void **state)
     assert_int_equal(pwrite(fd, &byte, 1, at - buf), 1);
     close(fd);
     o.flags = AVK_FILE_WRITER_TRUNCATE_TORN_TAIL;
-    assert_int_not_equal(avk_file_writer_append_path(path, &o, &fw, &err), AVK_OK);
+    assert_int_equal(avk_file_writer_append_path(path, &o, &fw, &err), AVK_ERR_SYNC);
     assert_null(fw);
     assert_non_null(strstr(err.message, "not a torn tail"));
     assert_int_equal(file_size(path), size);
+    /* The same without an error struct (NULL is allowed everywhere). */
+    fw = (avk_file_writer *)&o;
+    assert_int_equal(avk_file_writer_append_path(path, &o, &fw, NULL), AVK_ERR_SYNC);
+    assert_null(fw);
+    assert_int_equal(file_size(path), size);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The flag on a clean file cuts nothing; a bad level fails before the cut
+ * of a torn tail, which stays. */
+static void test_flag_on_clean_file(void **state)
+{
+    char dir[] = "/tmp/avkt-crash-XXXXXX", path[64];
+    avk_file_writer_options o;
+    avk_file_writer *fw;
+    avk_schema *schema;
+    avk_error err;
+    uint8_t datum[128];
+    uint64_t i, size;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/f.avro", dir);
+    assert_int_equal(avk_schema_parse(schema_json, sizeof schema_json - 1, NULL, &schema, &err),
+                     AVK_OK);
+    avk_file_writer_options_init(&o);
+    o.codec = AVK_CODEC_DEFLATE;
+    o.block_records = 10;
+    assert_int_equal(avk_file_writer_open_path(path, schema, &o, &fw, &err), AVK_OK);
+    for (i = 0; i < 25; i++)
+        assert_int_equal(avk_file_writer_append_encoded(fw, datum, encode(i, datum), &err), AVK_OK);
+    assert_int_equal(avk_file_writer_close(fw, &err), AVK_OK);
+    avk_schema_free(schema);
+    size = file_size(path);
+    o.flags = AVK_FILE_WRITER_TRUNCATE_TORN_TAIL;
+    assert_int_equal(avk_file_writer_append_path(path, &o, &fw, &err), AVK_OK);
+    assert_int_equal(avk_file_writer_torn_tail(fw), 0);
+    assert_int_equal(avk_file_writer_close(fw, &err), AVK_OK);
+    assert_int_equal(file_size(path), size);
+    /* A torn tail and a level deflate refuses: nothing is cut. */
+    assert_int_equal(truncate(path, (off_t)(size - 3)), 0);
+    o.level = 99;
+    assert_int_equal(avk_file_writer_append_path(path, &o, &fw, &err), AVK_ERR_INVALID_ARGUMENT);
+    assert_int_equal(file_size(path), size - 3);
     unlink(path);
     rmdir(dir);
 }
@@ -378,6 +426,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fsync_refusals),
         cmocka_unit_test(test_damage_before_end_is_not_cut),
+        cmocka_unit_test(test_flag_on_clean_file),
         cmocka_unit_test(test_sigkill_many_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

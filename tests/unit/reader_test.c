@@ -1125,8 +1125,8 @@ static void test_init_no_memory(void **state)
         if (fp)
             fclose(fp);
     }
-    /* The next allocation succeeds: exactly one block, of the buffer size,
-     * freed with the right size. */
+    /* The next allocation succeeds: exactly one block, of the buffer size
+     * and the NUL of its name (none: ""), freed with the right size. */
     avkt_failalloc_init(&fa, 2);
     memset(&opts, 0, sizeof opts);
     opts.struct_size = sizeof opts;
@@ -1135,7 +1135,7 @@ static void test_init_no_memory(void **state)
     avkt_source_init(&src, data, sizeof data, 0);
     AVKT_OK(avk_reader_init_source(&r, avkt_source_read, &src, &opts, &err));
     assert_int_equal(fa.live_blocks, 1);
-    assert_int_equal(fa.live_bytes, 100);
+    assert_int_equal(fa.live_bytes, 101);
     {
         int64_t v;
         AVKT_OK(avk_reader_read_long(&r, &v, &err));

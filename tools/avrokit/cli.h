@@ -265,6 +265,11 @@ int avkcli_append_open(const char *path, const avk_schema *schema,
                        const avk_file_writer_options *opts, int cut_torn_tail,
                        avk_file_writer **out);
 
+/* While fd >= 0: a signal that ends the command (SIGINT, SIGTERM, SIGHUP)
+ * first cuts the file open as fd back to size (cli_output.c); fd -1
+ * disarms. */
+void avkcli_arm_cut(int fd, uint64_t size);
+
 /* Finishes a writer from avkcli_append_open: on rc AVKCLI_OK fsyncs and
  * closes it (so exit status 0 means the records are on disk); otherwise,
  * or when that fails, frees it and cuts the file back to its size when it

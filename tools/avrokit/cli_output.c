@@ -29,28 +29,53 @@ static output outputs[MAX_OUTPUTS];
  * memory: a copy of each armed one. */
 static char doomed[MAX_OUTPUTS][PATH_MAX];
 static volatile sig_atomic_t armed[MAX_OUTPUTS];
+/* An append in progress (--append): cut back to cut_size through cut_fd. */
+static volatile sig_atomic_t cut_armed;
+static int cut_fd = -1;
+static off_t cut_size;
 
-/* Ctrl-C or a kill while writing: the temporary file goes, then the
- * signal does what it would have done. */
+/* Ctrl-C or a kill while writing: the temporary file goes (an append is
+ * cut back; ftruncate is async-signal-safe), then the signal does what it
+ * would have done. */
 static void on_signal(int sig)
 {
     int i;
     for (i = 0; i < MAX_OUTPUTS; i++)
         if (armed[i])
             unlink(doomed[i]);
+    if (cut_armed)
+        (void)!ftruncate(cut_fd, cut_size);
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
+static void install_handlers(void);
+
 static void arm(int slot, const char *tmp)
 {
-    static int installed;
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    size_t i;
     if (strlen(tmp) >= sizeof doomed[0])
         return;
     memcpy(doomed[slot], tmp, strlen(tmp) + 1);
     armed[slot] = 1;
+    install_handlers();
+}
+
+void avkcli_arm_cut(int fd, uint64_t size)
+{
+    cut_armed = 0;
+    cut_fd = fd;
+    cut_size = (off_t)size;
+    if (fd >= 0) {
+        cut_armed = 1;
+        install_handlers();
+    }
+}
+
+static void install_handlers(void)
+{
+    static int installed;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    size_t i;
     if (installed)
         return;
     installed = 1;

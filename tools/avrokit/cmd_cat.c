@@ -243,7 +243,9 @@ int avkcli_cmd_cat(int argc, char **argv)
         wo.codec = codec ? codec_value : avk_file_reader_codec(first, NULL);
         wo.level = level_value;
         wo.threads = s.jobs > 1 ? s.jobs : 0;
-        if (!codec)
+        /* Appending, the level is the target file's codec's: append_path
+         * checks it. */
+        if (!codec && !append)
             rc = avkcli_check_level(PREFIX, wo.codec, wo.level);
     }
     if (rc == AVKCLI_OK) {
