@@ -65,6 +65,10 @@ typedef struct run_plan {
     unsigned threads;
 } run_plan;
 
+/* Sent once the file is open: the parent starts its clock then, so kills
+ * land in the writing on slow machines too (emulators, sanitizers). */
+#define OPENED UINT64_MAX
+
 /* The child: writes records from `from` on until killed, and after every
  * sync that returned AVK_OK tells the parent how many records it covers.
  * It never stops on its own (its cap only guards against a lost kill). */
@@ -88,6 +92,9 @@ static void child(const char *path, uint64_t from, const run_plan *rp, int ack)
             avk_file_writer_open_path(path, schema, &o, &fw, &err) != AVK_OK)
             _exit(3);
     }
+    i = OPENED;
+    if (write(ack, &i, sizeof i) != (ssize_t)sizeof i)
+        _exit(6);
     for (i = from; i < from + 5000000; i++) {
         if (avk_file_writer_append_encoded(fw, datum, encode(i, datum), &err) != AVK_OK)
             _exit(4);
@@ -243,13 +250,19 @@ static void test_sigkill_many_times(void **state)
             child(path, before.records, &rp, ack[1]);
         }
         close(ack[1]);
+        /* Mostly after the open, so that most runs write; one in eight
+         * from the fork, which may kill it before its header is whole. */
+        if (r % 8 != 0 && read(ack[0], &got, sizeof got) == (ssize_t)sizeof got &&
+            got != OPENED)
+            fail_msg("run %u: the writer's first message is not that it opened the file", r);
         usleep((useconds_t)(rand() % 5000));
         assert_int_equal(kill(pid, SIGKILL), 0);
         assert_int_equal(waitpid(pid, &status, 0), pid);
         if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
             fail_msg("run %u: the writer ended on its own (status %d) before the kill", r, status);
         while (read(ack[0], &got, sizeof got) == (ssize_t)sizeof got)
-            acked = got;
+            if (got != OPENED)
+                acked = got;
         close(ack[0]);
         after = read_back(path);
         if (!after.opened) {
@@ -287,7 +300,9 @@ static void test_sigkill_many_times(void **state)
                   "file\n",
                   n, appended, acked_runs, torn, headless, (unsigned long long)total,
                   (unsigned long long)max_records);
-    if (n >= 100) {
+    /* Under an emulator a run writes far fewer records: only correctness is
+     * asserted there. */
+    if (n >= 100 && !getenv("AVKT_EMULATED")) {
         assert_true(torn > 0);
         assert_true(appended > 0);
         assert_true(acked_runs > n / 4);
