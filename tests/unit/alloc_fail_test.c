@@ -44,6 +44,8 @@ static void out_str(const char *s)
     out_put(s, strlen(s));
 }
 
+static void out_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void out_fmt(const char *fmt, ...)
 {
     char buf[512];
@@ -424,7 +426,7 @@ static avk_status sc_arena(const avk_allocator *a, avk_error *err)
         }
         avk_arena_reset(ar);
     }
-    out_fmt("%zu\n", avk_arena_bytes(ar) > 0);
+    out_fmt("%d\n", avk_arena_bytes(ar) > 0);
 done:
     avk_arena_free(ar);
     return st;
@@ -1744,8 +1746,8 @@ static avk_status sc_bad_json(const avk_allocator *a, avk_error *err)
     static const char *const bad[] = {
         "{\"id\":1}",
         "{\"id\":1,\"name\":\"a\",\"tags\":[1]}",
-        "{\"id\":1,\"name\":\"a\",\"tags\":[],\"scores\":[],\"ints\":[],\"m\":{},"
-        "\"u\":{\"nope\":1}}",
+        ("{\"id\":1,\"name\":\"a\",\"tags\":[],\"scores\":[],\"ints\":[],\"m\":{},"
+         "\"u\":{\"nope\":1}}"),
         "{\"id\":1,\"name\":\"a\",\"tags\":[\"x\",",
         "{\"id\":1,\"zzz\":2}",
     };
