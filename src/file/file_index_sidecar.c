@@ -14,6 +14,7 @@
 #include "common/alloc_internal.h"
 #include "common/error.h"
 #include "file/file_index_internal.h"
+#include "io/writer_internal.h"
 
 #define MAGIC "\x89" "AVKIDX\n"
 #define MAGIC_SIZE 8
@@ -182,14 +183,8 @@ avk_status avk_file_index_save(const avk_file_index *idx, const char *sidecar_pa
         st = write_all(fd, buf, len, tmp, err);
     /* The bytes reach the disk before the name does: a crash between the
      * two leaves the old sidecar (or none), never an empty one. */
-    if (st == AVK_OK) {
-        int rc;
-        do /* a signal during fsync says nothing of the data: again */
-            rc = fsync(fd);
-        while (rc != 0 && errno == EINTR);
-        if (rc != 0)
-            st = avki_error_errno(err, errno, "cannot write %s to disk (fsync)", tmp);
-    }
+    if (st == AVK_OK && avki_fsync(fd) != 0)
+        st = avki_error_errno(err, errno, "cannot write %s to disk (fsync)", tmp);
     /* Linux releases the fd whatever close returns: never retried, and
      * EINTR is no error (the bytes are on disk already). */
     if (fd >= 0 && close(fd) != 0 && errno != EINTR && st == AVK_OK)

@@ -8,10 +8,10 @@
 #include "common/error.h"
 #include "file/file_internal.h"
 
-/* 64 KiB at a time, the last 15 bytes read again with the next piece so a
- * marker across two pieces is found: the scan runs only after a reader
- * failed, so it needs no more memory than a stack buffer. */
-#define PIECE ((size_t)64 << 10)
+/* 16 KiB at a time (a stack buffer small enough for threads with small
+ * stacks), the last 15 bytes kept for the next piece so a marker across
+ * two pieces is found: the scan runs only after a reader failed. */
+#define PIECE ((size_t)16 << 10)
 
 avk_status avki_file_marker_after(const char *path, uint64_t from, uint64_t size,
                                   const uint8_t sync[AVK_FILE_SYNC_SIZE], int *found,

@@ -760,16 +760,6 @@ avk_status avk_file_writer_flush(avk_file_writer *fw, avk_error *err)
     return st;
 }
 
-/* fsync again after EINTR: a signal during it says nothing of the data. */
-static int fsync_retry(int fd)
-{
-    int rc;
-    do
-        rc = fsync(fd);
-    while (rc != 0 && errno == EINTR);
-    return rc;
-}
-
 /* The directory of a file open_path created, so that its name is on disk
  * too: fsync'd once, at the first fsync. File systems that cannot sync a
  * directory say EINVAL: nothing more can be done there, so that is not an
@@ -780,7 +770,7 @@ static avk_status sync_dir(avk_file_writer *fw, avk_error *err)
         return avki_error_errno(err, fw->dir_errno, "cannot open the directory of %s to fsync "
                                                     "it (to keep the new file's name)",
                                 fw->path);
-    if (fsync_retry(fw->dir_fd) != 0 && errno != EINVAL)
+    if (avki_fsync(fw->dir_fd) != 0 && errno != EINVAL)
         return avki_error_errno(err, errno, "fsync of the directory of %s (to keep the new "
                                             "file's name) failed",
                                 fw->path);
@@ -801,7 +791,7 @@ avk_status avk_file_writer_fsync(avk_file_writer *fw, avk_error *err)
                               "which it cannot sync: call avk_file_writer_flush, then sync "
                               "what the sink writes to");
     AVK_TRY(avk_file_writer_flush(fw, err));
-    if (fsync_retry(fw->fd) != 0) {
+    if (avki_fsync(fw->fd) != 0) {
         int e = errno;
         char fdname[32];
         snprintf(fdname, sizeof fdname, "file descriptor %d", fw->fd);

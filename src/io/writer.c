@@ -351,3 +351,12 @@ avk_status avk_writer_write_ints(avk_writer *w, const int32_t *in, size_t n, avk
     }
     return AVK_OK;
 }
+
+int avki_fsync(int fd)
+{
+    int rc;
+    do
+        rc = fsync(fd);
+    while (rc != 0 && errno == EINTR);
+    return rc;
+}

@@ -11,4 +11,8 @@
  * treat the writer as broken. */
 avk_status avki_writer_write_direct(avk_writer *w, const void *src, size_t n, avk_error *err);
 
+/* fsync(2), again after EINTR: a signal during it says nothing of the
+ * data. 0, or -1 with errno. */
+int avki_fsync(int fd);
+
 #endif

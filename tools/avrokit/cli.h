@@ -265,6 +265,9 @@ int avkcli_append_open(const char *path, const avk_schema *schema,
                        const avk_file_writer_options *opts, int cut_torn_tail,
                        avk_file_writer **out);
 
+/* fsync(2), again after EINTR; 0 or -1 with errno (cli_output.c). */
+int avkcli_fsync(int fd);
+
 /* While fd >= 0: a signal that ends the command (SIGINT, SIGTERM, SIGHUP)
  * first cuts the file open as fd back to size (cli_output.c); fd -1
  * disarms. */

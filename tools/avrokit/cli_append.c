@@ -115,7 +115,7 @@ static void cut_back(const char *path, int fd, uint64_t size)
 {
     int rc = ftruncate(fd, (off_t)size);
     if (rc == 0)
-        rc = fsync(fd);
+        rc = avkcli_fsync(fd);
     if (rc != 0)
         fprintf(stderr, "%s: cannot take off the records this run appended (cutting the file "
                         "at byte %llu): %s\n",

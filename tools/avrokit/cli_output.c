@@ -91,6 +91,15 @@ static void install_handlers(void)
     }
 }
 
+int avkcli_fsync(int fd)
+{
+    int rc;
+    do /* a signal during fsync says nothing of the data: again */
+        rc = fsync(fd);
+    while (rc != 0 && errno == EINTR);
+    return rc;
+}
+
 static const char *shown(const char *path)
 {
     return strcmp(path, "-") == 0 ? "<stdout>" : path;
@@ -267,8 +276,7 @@ static int sync_dir_of(const char *path, char *target)
         rc = -1;
         e = errno;
     } else {
-        while ((rc = fsync(fd)) != 0 && errno == EINTR) {
-        }
+        rc = avkcli_fsync(fd);
         e = errno;
         close(fd);
         if (rc != 0 && e == EINVAL)
@@ -307,11 +315,7 @@ int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc)
         /* The data reaches the disk before the new name does, so a crash
          * in between leaves the old file rather than an empty one. */
         if (rc == AVKCLI_OK && o->tmp) {
-            int frc;
-            do /* a signal during fsync says nothing of the data: again */
-                frc = fsync(o->fd);
-            while (frc != 0 && errno == EINTR);
-            if (frc != 0) {
+            if (avkcli_fsync(o->fd) != 0) {
                 fprintf(stderr, "%s: writing it to disk (fsync) failed: %s\n", path,
                         strerror(errno));
                 rc = AVKCLI_FAIL;
