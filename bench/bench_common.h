@@ -40,6 +40,8 @@ void register_varint_benchmarks();
 void register_reader_benchmarks();
 void register_schema_benchmarks();
 void register_binary_benchmarks();
+// Single-object, Confluent and plain messages (bench_message.cc).
+void register_message_benchmarks();
 // The generated-code rows, gen/<path> (bench_gen.cc; built when the CLI is).
 void register_gen_benchmarks();
 

@@ -30,6 +30,7 @@ int main(int argc, char **argv)
     avkbench::register_reader_benchmarks();
     avkbench::register_schema_benchmarks();
     avkbench::register_binary_benchmarks();
+    avkbench::register_message_benchmarks();
 #ifdef AVK_BENCH_GEN
     avkbench::register_gen_benchmarks();
 #endif

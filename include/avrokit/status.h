@@ -26,7 +26,8 @@ typedef enum avk_status {
     AVK_ERR_CHECKSUM = 9,          /* checksum mismatch */
     AVK_ERR_NO_MEMORY = 10,        /* an allocation failed */
     AVK_ERR_INVALID_ARGUMENT = 11, /* the caller passed something unusable */
-    AVK_ERR_UNSUPPORTED = 12       /* needs a codec or library this build left out */
+    AVK_ERR_UNSUPPORTED = 12,      /* needs a codec or library this build left out */
+    AVK_ERR_NOT_FOUND = 13         /* a message names a schema the schema store lacks */
 } avk_status;
 
 #define AVK_ERROR_MESSAGE_MAX 256

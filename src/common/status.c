@@ -23,6 +23,7 @@ const char *avk_status_name(avk_status status)
     case AVK_ERR_NO_MEMORY: return "NO_MEMORY";
     case AVK_ERR_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
     case AVK_ERR_UNSUPPORTED: return "UNSUPPORTED";
+    case AVK_ERR_NOT_FOUND: return "NOT_FOUND";
     }
     return "UNKNOWN";
 }

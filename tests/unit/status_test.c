@@ -23,6 +23,7 @@ static void test_status_names(void **state)
         {AVK_ERR_NO_MEMORY, 10, "NO_MEMORY"},
         {AVK_ERR_INVALID_ARGUMENT, 11, "INVALID_ARGUMENT"},
         {AVK_ERR_UNSUPPORTED, 12, "UNSUPPORTED"},
+        {AVK_ERR_NOT_FOUND, 13, "NOT_FOUND"},
     };
     size_t i;
     (void)state;
@@ -35,7 +36,7 @@ static void test_status_names(void **state)
 
 static void test_status_name_unknown(void **state)
 {
-    static const int unknown[] = {13, 14, 100, 255, 0x7fffffff, -1};
+    static const int unknown[] = {14, 15, 100, 255, 0x7fffffff, -1};
     size_t i;
     (void)state;
     for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {

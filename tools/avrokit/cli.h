@@ -34,11 +34,14 @@ int avkcli_cmd_cat(int argc, char **argv);
 int avkcli_cmd_concat(int argc, char **argv);
 int avkcli_cmd_count(int argc, char **argv);
 int avkcli_cmd_fingerprint(int argc, char **argv); /* schema fingerprint, top-level */
+int avkcli_cmd_fragtojson(int argc, char **argv);
+int avkcli_cmd_frame(int argc, char **argv);
 int avkcli_cmd_fromjson(int argc, char **argv);
 int avkcli_cmd_gen(int argc, char **argv);
 int avkcli_cmd_getmeta(int argc, char **argv);
 int avkcli_cmd_getschema(int argc, char **argv);
 int avkcli_cmd_index(int argc, char **argv);
+int avkcli_cmd_jsontofrag(int argc, char **argv);
 int avkcli_cmd_random(int argc, char **argv);
 int avkcli_cmd_recodec(int argc, char **argv);
 int avkcli_cmd_repair(int argc, char **argv);
@@ -46,6 +49,7 @@ int avkcli_cmd_schema(int argc, char **argv);
 int avkcli_cmd_schema_compat(int argc, char **argv); /* schema compat */
 int avkcli_cmd_tail(int argc, char **argv);
 int avkcli_cmd_tojson(int argc, char **argv);
+int avkcli_cmd_unframe(int argc, char **argv);
 
 /* The program name for messages ("avrokit"). */
 #define AVKCLI_PROG "avrokit"

@@ -14,17 +14,21 @@ static const avkcli_command commands[] = {
     {"concat", avkcli_cmd_concat, "join container files, copying blocks without re-encoding"},
     {"count", avkcli_cmd_count, "count the records of container files (no decoding)"},
     {"fingerprint", avkcli_cmd_fingerprint, "print schemas' fingerprints (Rabin, MD5, SHA-256)"},
+    {"fragtojson", avkcli_cmd_fragtojson, "print raw binary datums (avro-tools' fragments) as Avro JSON lines"},
+    {"frame", avkcli_cmd_frame, "write values as single-object, Confluent or raw messages"},
     {"fromjson", avkcli_cmd_fromjson, "write Avro JSON lines to a container file"},
     {"gen", avkcli_cmd_gen, "generate C types, decoders and encoders for schemas"},
     {"getmeta", avkcli_cmd_getmeta, "print a container file's metadata"},
     {"getschema", avkcli_cmd_getschema, "print the schema of a container file"},
     {"index", avkcli_cmd_index, "build the block index of container files (FILE.avkidx)"},
+    {"jsontofrag", avkcli_cmd_jsontofrag, "write Avro JSON values as raw binary datums back to back"},
     {"random", avkcli_cmd_random, "write a container file of random records of a schema"},
     {"recodec", avkcli_cmd_recodec, "rewrite a container file with another codec"},
     {"repair", avkcli_cmd_repair, "copy the readable records of a damaged container file"},
     {"schema", avkcli_cmd_schema, "check schemas, their compatibility, canonical form, fingerprint"},
     {"tail", avkcli_cmd_tail, "print the last records of a container file as Avro JSON lines"},
     {"tojson", avkcli_cmd_tojson, "print the records of container files as Avro JSON lines"},
+    {"unframe", avkcli_cmd_unframe, "print single-object, Confluent or raw messages as Avro JSON lines"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,1011 @@
+/* CLI engines of jsontofrag, fragtojson, frame and unframe: values to delimited messages and back, over byte outputs replaced only on success. */
+/* POSIX with XSI: mkstemp, fchmod, fsync, realpath, sigaction (the build is strict C11). */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_message.h"
+#include "cli_records.h"
+
+/* Bytes read from the input at a time. */
+#define CHUNK (64 * 1024)
+/* The push decoder's default bound on one message, which lines of hex or
+ * base64 text also keep to. */
+#define DEFAULT_MAX_MESSAGE ((uint64_t)64 << 20)
+
+/* ---- options ------------------------------------------------------------- */
+
+int avkcli_parse_delimit(const char *prefix, const char *text, avkcli_delimit *out)
+{
+    static const char *const names[] = {"length", "hex", "base64", "none"};
+    size_t i;
+    if (!text)
+        return AVKCLI_OK;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *out = (avkcli_delimit)i;
+            return AVKCLI_OK;
+        }
+    return avkcli_usage_error(prefix, "--delimit wants length, hex, base64 or none, not '%s'",
+                              text);
+}
+
+int avkcli_parse_framing(const char *prefix, const char *text, avk_framing *out)
+{
+    if (!text)
+        return AVKCLI_OK;
+    if (avk_framing_parse(text, out) == 0)
+        return AVKCLI_OK;
+    return avkcli_usage_error(prefix,
+                              "--format wants single-object, confluent or raw, not '%s'", text);
+}
+
+int avkcli_parse_size(const char *prefix, const char *option, const char *text, uint64_t *out)
+{
+    static const char units[] = "KMGT";
+    const char *u;
+    uint64_t v;
+    size_t digits;
+    int shift = 0;
+    char num[24];
+    if (!text)
+        return AVKCLI_OK;
+    digits = strspn(text, "0123456789");
+    if (digits > 0 && digits < sizeof num && text[digits] &&
+        (u = strchr(units, text[digits] & ~0x20)) != NULL && *u &&
+        (!text[digits + 1] || strcmp(text + digits + 1, "iB") == 0))
+        shift = 10 * (int)(u - units + 1);
+    else
+        return avkcli_parse_u64(prefix, option, text, out);
+    memcpy(num, text, digits);
+    num[digits] = '\0';
+    if (avkcli_parse_u64(prefix, option, num, &v) != AVKCLI_OK)
+        return AVKCLI_USAGE;
+    if (v > (UINT64_MAX >> shift))
+        return avkcli_usage_error(prefix, "%s %s: too large", option, text);
+    *out = v << shift;
+    return AVKCLI_OK;
+}
+
+void avkcli_message_limits(avk_limits *out)
+{
+    avk_file_reader_options o;
+    avk_file_reader_options_init(&o);
+    avkcli_limits_apply(&o);
+    *out = o.limits;
+}
+
+int avkcli_take_repeated(const char *prefix, const char *name, int *argc, char **argv,
+                         const char **vals, size_t *nvals)
+{
+    size_t n = strlen(name);
+    int i, kept = 1, options = 1;
+    *nvals = 0;
+    for (i = 1; i < *argc; i++) {
+        char *arg = argv[i];
+        if (options && strcmp(arg, "--") == 0)
+            options = 0;
+        if (options && strcmp(arg, name) == 0) {
+            if (i + 1 >= *argc)
+                return avkcli_usage_error(prefix, "%s needs a value", name);
+            vals[(*nvals)++] = argv[++i];
+            continue;
+        }
+        if (options && strncmp(arg, name, n) == 0 && arg[n] == '=') {
+            vals[(*nvals)++] = arg + n + 1;
+            continue;
+        }
+        argv[kept++] = arg;
+    }
+    *argc = kept;
+    return AVKCLI_OK;
+}
+
+/* ---- byte outputs ---------------------------------------------------------
+ * As avkcli_writer_open does for container files: a regular file is
+ * written to a temporary file beside it, renamed over it on success;
+ * devices, FIFOs and standard output are written straight. */
+
+typedef struct output {
+    avk_writer w;
+    const char *path; /* as given */
+    int fd;           /* -1 when not open */
+    char *tmp;        /* the temporary file, or NULL */
+    char *target;     /* what tmp becomes */
+} output;
+
+/* The temporary file for the signal handler, which may read plain memory
+ * only. One output per command. */
+static char doomed[PATH_MAX];
+static volatile sig_atomic_t doomed_armed;
+
+static void on_signal(int sig)
+{
+    if (doomed_armed)
+        unlink(doomed);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void arm(const char *tmp)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    size_t i;
+    if (strlen(tmp) >= sizeof doomed)
+        return;
+    memcpy(doomed, tmp, strlen(tmp) + 1);
+    doomed_armed = 1;
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        /* A signal the caller ignores (nohup) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static const char *out_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdout>" : path;
+}
+
+/* Creates the temporary file beside o->target with mode. */
+static int make_temp(output *o, mode_t mode)
+{
+    const char *slash = strrchr(o->target, '/');
+    const char *base = slash ? slash + 1 : o->target;
+    int dir_len = slash ? (int)(slash - o->target) : 1;
+    const char *dir = slash ? o->target : ".";
+    int base_len = strlen(base) > 200 ? 200 : (int)strlen(base);
+    size_t cap = (size_t)dir_len + (size_t)base_len + 32;
+    o->tmp = (char *)malloc(cap);
+    if (!o->tmp) {
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
+        return AVKCLI_FAIL;
+    }
+    snprintf(o->tmp, cap, "%.*s/.%.*s.avrokit-XXXXXX", dir_len, dir, base_len, base);
+    o->fd = mkstemp(o->tmp);
+    if (o->fd < 0) {
+        fprintf(stderr, "%s: cannot create a file in %.*s to write it: %s; nothing was changed\n",
+                o->path, dir_len ? dir_len : 1, dir_len ? dir : "/", strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+        return AVKCLI_FAIL;
+    }
+    arm(o->tmp);
+    if (fchmod(o->fd, mode) != 0) {
+        fprintf(stderr, "%s: cannot set the mode of %s: %s; nothing was changed\n", o->path,
+                o->tmp, strerror(errno));
+        return AVKCLI_FAIL;
+    }
+    return AVKCLI_OK;
+}
+
+static int output_finish(output *o, int rc);
+
+static int output_open(output *o, const char *path)
+{
+    struct stat st, lst;
+    avk_writer_options wo;
+    avk_error err;
+    int rc = AVKCLI_OK;
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    o->path = path;
+    if (path[0] == '\0') {
+        fprintf(stderr, "%s: the output's file name is empty\n", AVKCLI_PROG);
+        return AVKCLI_FAIL;
+    }
+    if (strcmp(path, "-") == 0) {
+        o->fd = STDOUT_FILENO;
+    } else if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "%s: is a directory\n", path);
+            return AVKCLI_FAIL;
+        }
+        if (!S_ISREG(st.st_mode)) { /* a device or FIFO: straight, never removed */
+            o->fd = open(path, O_WRONLY | O_CLOEXEC);
+            if (o->fd < 0) {
+                fprintf(stderr, "%s: cannot open it for writing: %s\n", path, strerror(errno));
+                return AVKCLI_FAIL;
+            }
+        } else {
+            /* Through a symbolic link the file it points to is replaced. */
+            o->target = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL)
+                                                                        : strdup(path);
+            if (!o->target) {
+                fprintf(stderr, "%s: cannot resolve it: %s\n", path, strerror(errno));
+                return AVKCLI_FAIL;
+            }
+            rc = make_temp(o, st.st_mode & 07777);
+        }
+    } else if (errno != ENOENT) {
+        fprintf(stderr, "%s: cannot write it: %s\n", path, strerror(errno));
+        return AVKCLI_FAIL;
+    } else if (lstat(path, &lst) == 0) {
+        fprintf(stderr, "%s: is a symbolic link to a file that does not exist; not following it\n",
+                path);
+        return AVKCLI_FAIL;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        o->target = strdup(path);
+        if (!o->target) {
+            fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
+            return AVKCLI_FAIL;
+        }
+        rc = make_temp(o, (mode_t)0666 & ~mask);
+    }
+    avk_writer_options_init(&wo);
+    wo.name = out_name(path);
+    if (rc == AVKCLI_OK && avk_writer_init_fd(&o->w, o->fd, &wo, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", out_name(path), err.message);
+        rc = AVKCLI_FAIL;
+    }
+    if (rc != AVKCLI_OK)
+        return output_finish(o, rc);
+    return AVKCLI_OK;
+}
+
+/* Flushes (rc AVKCLI_OK) and puts a temporary file in place, or removes
+ * it (rc not AVKCLI_OK, or a failure here). Returns the final status. */
+static int output_finish(output *o, int rc)
+{
+    avk_error err;
+    if (rc == AVKCLI_OK && avk_writer_flush(&o->w, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", out_name(o->path), err.message);
+        rc = AVKCLI_FAIL;
+    } else if (rc != AVKCLI_OK && !o->tmp && o->fd >= 0) {
+        /* Standard output or a device: the values before the damage are
+         * worth having, as tojson gives them. */
+        (void)avk_writer_flush(&o->w, &err);
+    }
+    avk_writer_destroy(&o->w);
+    if (o->tmp && rc == AVKCLI_OK && avkcli_fsync(o->fd) != 0) {
+        fprintf(stderr, "%s: writing it to disk (fsync) failed: %s\n", o->path, strerror(errno));
+        rc = AVKCLI_FAIL;
+    }
+    if (o->fd > STDOUT_FILENO && close(o->fd) != 0 && errno != EINTR && rc == AVKCLI_OK) {
+        fprintf(stderr, "%s: closing it failed: %s\n", o->path, strerror(errno));
+        rc = AVKCLI_FAIL;
+    }
+    if (o->tmp) {
+        if (rc == AVKCLI_OK && rename(o->tmp, o->target) != 0) {
+            fprintf(stderr, "%s: cannot put the new file in place (renaming %s): %s\n", o->path,
+                    o->tmp, strerror(errno));
+            rc = AVKCLI_FAIL;
+        }
+        if (rc != AVKCLI_OK)
+            unlink(o->tmp);
+        doomed_armed = 0;
+    }
+    free(o->tmp);
+    free(o->target);
+    o->tmp = o->target = NULL;
+    o->fd = -1;
+    return rc;
+}
+
+/* ---- inputs ---------------------------------------------------------------- */
+
+/* An input read piece by piece: buf[start, end) is not used up yet and
+ * buf[start] lies at offset (and line, column) of the whole input. */
+typedef struct input {
+    const char *name;
+    int fd;
+    int eof;
+    char *buf;
+    size_t cap, start, end;
+    uint64_t offset, line, column;
+} input;
+
+static int input_open(input *in, const char *path)
+{
+    memset(in, 0, sizeof *in);
+    in->name = path;
+    in->line = in->column = 1;
+    in->fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (in->fd < 0) {
+        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        return AVKCLI_FAIL;
+    }
+    return AVKCLI_OK;
+}
+
+static void input_close(input *in)
+{
+    if (in->fd > STDIN_FILENO)
+        close(in->fd);
+    free(in->buf);
+    in->buf = NULL;
+}
+
+/* Uses up n bytes: positions move past them. */
+static void consume(input *in, size_t n)
+{
+    const char *p = in->buf + in->start, *end = p + n, *nl;
+    while ((nl = (const char *)memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        in->line++;
+        in->column = 1;
+        p = nl + 1;
+    }
+    in->column += (uint64_t)(end - p);
+    in->offset += n;
+    in->start += n;
+}
+
+/* Reads more: until at least twice what is pending is there (so a value
+ * that takes many reads is looked at again only a logarithmic number of
+ * times), or to the end of the input. max bounds what may be pending. */
+static int fill(input *in, uint64_t max, const char *what)
+{
+    size_t pending = in->end - in->start, need = pending ? 2 * pending : CHUNK;
+    if (in->start) {
+        memmove(in->buf, in->buf + in->start, pending);
+        in->start = 0;
+        in->end = pending;
+    }
+    if (pending > max) {
+        fprintf(stderr, "%s: line %llu: %s of more than %llu bytes (see --max-message)\n",
+                avkcli_display_name(in->name), (unsigned long long)in->line, what,
+                (unsigned long long)max);
+        return AVKCLI_FAIL;
+    }
+    if (need > in->cap) {
+        size_t cap = in->cap ? in->cap : CHUNK;
+        char *nb;
+        while (cap < need)
+            cap *= 2;
+        nb = (char *)realloc(in->buf, cap);
+        if (!nb) {
+            fprintf(stderr, "%s: out of memory for %s of %zu bytes\n",
+                    avkcli_display_name(in->name), what, pending);
+            return AVKCLI_FAIL;
+        }
+        in->buf = nb;
+        in->cap = cap;
+    }
+    while (in->end < need && !in->eof) {
+        ssize_t n = read(in->fd, in->buf + in->end, in->cap - in->end);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            fprintf(stderr, "%s: read error: %s\n", avkcli_display_name(in->name),
+                    strerror(errno));
+            return AVKCLI_FAIL;
+        }
+        if (n == 0)
+            in->eof = 1;
+        in->end += (size_t)n;
+    }
+    return AVKCLI_OK;
+}
+
+/* Reads the next piece of a binary input into buf[0, *n) (*n 0: the end). */
+static int read_piece(input *in, char *buf, size_t *n)
+{
+    for (;;) {
+        ssize_t got = read(in->fd, buf, CHUNK);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            fprintf(stderr, "%s: read error: %s\n", avkcli_display_name(in->name),
+                    strerror(errno));
+            return AVKCLI_FAIL;
+        }
+        *n = (size_t)got;
+        return AVKCLI_OK;
+    }
+}
+
+/* A JSON reading error as "<input>: line L, column C: <path>: <reason>"
+ * (the library's message has the path first, then the place), as
+ * fromjson prints it. */
+static void print_json_error(const input *in, const avk_error *err)
+{
+    const char *msg = err->message;
+    const char *at = err->path[0] ? strstr(msg, ": line ") : NULL;
+    const char *rest = at ? strstr(at + 2, ": ") : NULL;
+    if (rest)
+        fprintf(stderr, "%s: %.*s: %.*s: %s\n", avkcli_display_name(in->name),
+                (int)(rest - (at + 2)), at + 2, (int)(at - msg), msg, rest + 2);
+    else
+        fprintf(stderr, "%s: %s\n", avkcli_display_name(in->name), msg);
+}
+
+/* ---- message text ------------------------------------------------------------ */
+
+static const char hex_digits[] = "0123456789abcdef";
+static const char b64_digits[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Writes one message delimited as d. */
+static avk_status emit(avk_writer *w, avkcli_delimit d, const uint8_t *msg, size_t len,
+                       avk_error *err)
+{
+    avk_status st = AVK_OK;
+    size_t i;
+    uint8_t quad[4];
+    switch (d) {
+    case AVKCLI_DELIMIT_LENGTH:
+        if ((uint64_t)len > UINT32_MAX)
+            return avk_error_set(err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
+                                 "a message of %zu bytes does not fit a 4-byte length", len);
+        quad[0] = (uint8_t)(len >> 24);
+        quad[1] = (uint8_t)(len >> 16);
+        quad[2] = (uint8_t)(len >> 8);
+        quad[3] = (uint8_t)len;
+        st = avk_writer_write_raw(w, quad, 4, err);
+        /* fall through */
+    case AVKCLI_DELIMIT_NONE:
+        return st == AVK_OK ? avk_writer_write_raw(w, msg, len, err) : st;
+    case AVKCLI_DELIMIT_HEX:
+        for (i = 0; i < len && st == AVK_OK; i++) {
+            char two[2] = {hex_digits[msg[i] >> 4], hex_digits[msg[i] & 15]};
+            st = avk_writer_write_raw(w, two, 2, err);
+        }
+        break;
+    default: /* base64, RFC 4648 section 4, with padding */
+        for (i = 0; i < len && st == AVK_OK; i += 3) {
+            uint32_t v = (uint32_t)msg[i] << 16;
+            char four[4];
+            if (i + 1 < len)
+                v |= (uint32_t)msg[i + 1] << 8;
+            if (i + 2 < len)
+                v |= msg[i + 2];
+            four[0] = b64_digits[v >> 18];
+            four[1] = b64_digits[(v >> 12) & 63];
+            four[2] = i + 1 < len ? b64_digits[(v >> 6) & 63] : '=';
+            four[3] = i + 2 < len ? b64_digits[v & 63] : '=';
+            st = avk_writer_write_raw(w, four, 4, err);
+        }
+        break;
+    }
+    return st == AVK_OK ? avk_writer_write_raw(w, "\n", 1, err) : st;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static int b64_value(char c)
+{
+    const char *p = c ? strchr(b64_digits, c) : NULL;
+    return p ? (int)(p - b64_digits) : -1;
+}
+
+/* Decodes one line of text (without its newline) into out (room for len
+ * bytes); *n gets the bytes. Returns NULL, or what is wrong. */
+static const char *decode_line(avkcli_delimit d, const char *text, size_t len, uint8_t *out,
+                               size_t *n, size_t *col)
+{
+    static char why[96];
+    size_t i;
+    *n = 0;
+    if (d == AVKCLI_DELIMIT_HEX) {
+        if (len % 2) {
+            snprintf(why, sizeof why, "an odd number of hex digits (%zu)", len);
+            *col = len;
+            return why;
+        }
+        for (i = 0; i < len; i += 2) {
+            int hi = hex_value(text[i]), lo = hex_value(text[i + 1]);
+            if (hi < 0 || lo < 0) {
+                *col = hi < 0 ? i : i + 1;
+                snprintf(why, sizeof why, "'%c' is not a hex digit", text[*col]);
+                return why;
+            }
+            out[(*n)++] = (uint8_t)(hi << 4 | lo);
+        }
+        return NULL;
+    }
+    if (len % 4) {
+        snprintf(why, sizeof why,
+                 "%zu base64 characters, not a multiple of 4 (padding with '=' is required)", len);
+        *col = len;
+        return why;
+    }
+    for (i = 0; i < len; i += 4) {
+        int v[4], k, pad = 0;
+        for (k = 0; k < 4; k++) {
+            char c = text[i + (size_t)k];
+            /* '=' only as the last one or two characters of the line. */
+            if (c == '=' && i + 4 == len && (k == 3 || (k == 2 && text[i + 3] == '='))) {
+                v[k] = 0;
+                pad++;
+                continue;
+            }
+            v[k] = b64_value(c);
+            if (v[k] < 0) {
+                *col = i + (size_t)k;
+                snprintf(why, sizeof why, "'%c' is not a base64 character here", c);
+                return why;
+            }
+        }
+        out[(*n)++] = (uint8_t)(v[0] << 2 | v[1] >> 4);
+        if (pad < 2)
+            out[(*n)++] = (uint8_t)((v[1] & 15) << 4 | v[2] >> 2);
+        if (pad < 1)
+            out[(*n)++] = (uint8_t)((v[2] & 3) << 6 | v[3]);
+    }
+    return NULL;
+}
+
+/* ---- frame ------------------------------------------------------------------- */
+
+typedef struct framer {
+    const avk_message_encoder *enc;
+    avk_writer msg; /* memory: the message being made */
+    output *out;
+    avkcli_delimit delimit;
+    const char *in_name;
+    uint64_t count;
+} framer;
+
+/* Encodes v as the next message and writes it out. */
+static int frame_value(framer *f, const avk_value *v, const char *in_name)
+{
+    const uint8_t *data;
+    size_t len;
+    avk_error err;
+    avk_writer_reset(&f->msg);
+    if (avk_message_encode(f->enc, v, &f->msg, &err) != AVK_OK) {
+        fprintf(stderr, "%s: value %llu: %s\n", avkcli_display_name(in_name),
+                (unsigned long long)f->count + 1, err.message);
+        return AVKCLI_FAIL;
+    }
+    data = avk_writer_data(&f->msg, &len);
+    if (emit(&f->out->w, f->delimit, data, len, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", out_name(f->out->path), err.message);
+        return AVKCLI_FAIL;
+    }
+    f->count++;
+    return AVKCLI_OK;
+}
+
+static int frame_json(framer *f, input *in, const avk_type *type, const avk_limits *lim,
+                      avk_arena *arena)
+{
+    avk_json_read_options o;
+    avk_value v;
+    avk_error err;
+    uint64_t max_text = lim->max_memory ? lim->max_memory : (uint64_t)1 << 30;
+    int rc;
+    avk_json_read_options_init(&o);
+    o.limits = *lim;
+    if ((rc = fill(in, max_text, "a value's text")) != AVKCLI_OK)
+        return rc;
+    for (;;) {
+        size_t used;
+        avk_status st;
+        o.flags = AVK_JSON_FIRST_VALUE | (in->eof ? AVK_JSON_LAST_TEXT : 0);
+        o.offset = in->offset;
+        o.line = in->line;
+        o.column = in->column;
+        st = avk_value_read_json_opts(type, in->buf + in->start, in->end - in->start, &o, arena,
+                                      &v, &used, &err);
+        if (st == AVK_ERR_TRUNCATED) {
+            consume(in, used); /* white space */
+            if (in->eof)
+                return AVKCLI_OK;
+            if ((rc = fill(in, max_text, "a value's text")) != AVKCLI_OK)
+                return rc;
+            avk_arena_reset(arena);
+            continue;
+        }
+        if (st != AVK_OK) {
+            print_json_error(in, &err);
+            return AVKCLI_FAIL;
+        }
+        consume(in, used);
+        if ((rc = frame_value(f, &v, in->name)) != AVKCLI_OK)
+            return rc;
+        avk_arena_reset(arena);
+    }
+}
+
+/* "FILE: datum|message N at byte B: <why>", adding where the error is
+ * when the library's message does not say. */
+static void report_at(const char *name, const char *what, uint64_t n, uint64_t start,
+                      const avk_error *err)
+{
+    char num[24], at[48] = "", hint[64] = "";
+    const char *flag = NULL;
+    snprintf(num, sizeof num, "%llu", (unsigned long long)err->offset);
+    if (err->offset != AVK_OFFSET_UNKNOWN && err->offset != start && !strstr(err->message, num))
+        snprintf(at, sizeof at, " (at byte offset %llu)", (unsigned long long)err->offset);
+    /* A limit, not damage: say which option reads the input anyway. */
+    if (err->status == AVK_ERR_LIMIT)
+        flag = strstr(err->message, "max_message") ? "--max-message"
+                                                   : avkcli_limit_flag(err->message);
+    if (flag)
+        snprintf(hint, sizeof hint, " (a limit, not damage: %s raises it)", flag);
+    fprintf(stderr, "%s: %s %llu at byte %llu: %s%s%s\n", avkcli_display_name(name), what,
+            (unsigned long long)n, (unsigned long long)start, err->message, at, hint);
+}
+
+/* A value that took no input bytes (the schema's values are all empty:
+ * null, records of nulls): a stream of them back to back has no end. */
+static int report_empty(const char *name, uint64_t n)
+{
+    fprintf(stderr,
+            "%s: datum %llu takes no bytes: the schema's values are empty, so a stream of "
+            "them back to back cannot say how many there are (use framed messages with "
+            "--delimit length)\n",
+            avkcli_display_name(name), (unsigned long long)n);
+    return AVKCLI_FAIL;
+}
+
+/* Called by push_all for the n-th value (from 1), whose bytes start at
+ * byte start of the input. */
+typedef int (*value_fn)(void *ctx, const avk_value *v, avk_push_decoder *pd, uint64_t n,
+                        uint64_t start);
+
+/* Feeds the whole input to a push decoder made with po and calls each for
+ * every value; what names a value in messages ("datum", "message"). */
+static int push_all(input *in, const avk_push_options *po, const char *what, avk_arena *arena,
+                    value_fn each, void *ctx)
+{
+    avk_push_decoder *pd = NULL;
+    avk_error err;
+    char *piece = (char *)malloc(CHUNK);
+    uint64_t n = 0;
+    int rc = AVKCLI_OK, more = 1;
+    if (!piece) {
+        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
+        return AVKCLI_FAIL;
+    }
+    if (avk_push_decoder_new(po, &pd, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
+        free(piece);
+        return AVKCLI_FAIL;
+    }
+    while (rc == AVKCLI_OK && more) {
+        size_t len;
+        if ((rc = read_piece(in, piece, &len)) != AVKCLI_OK)
+            break;
+        more = len > 0;
+        if (more && avk_push_decoder_feed(pd, piece, len, &err) != AVK_OK) {
+            report_at(in->name, what, n + 1, avk_push_decoder_offset(pd), &err);
+            rc = AVKCLI_FAIL;
+            break;
+        }
+        for (;;) {
+            uint64_t start = avk_push_decoder_offset(pd);
+            avk_value v;
+            int got;
+            avk_arena_reset(arena);
+            if (avk_push_decoder_next(pd, arena, &v, &got, &err) != AVK_OK) {
+                report_at(in->name, what, n + 1, start, &err);
+                rc = AVKCLI_FAIL;
+                break;
+            }
+            if (!got)
+                break;
+            n++;
+            if (avk_push_decoder_offset(pd) == start) {
+                rc = report_empty(in->name, n);
+                break;
+            }
+            if ((rc = each(ctx, &v, pd, n, start)) != AVKCLI_OK)
+                break;
+        }
+    }
+    if (rc == AVKCLI_OK && avk_push_decoder_end(pd, &err) != AVK_OK) {
+        report_at(in->name, what, n + 1, avk_push_decoder_offset(pd), &err);
+        rc = AVKCLI_FAIL;
+    }
+    avk_push_decoder_free(pd);
+    free(piece);
+    return rc;
+}
+
+static int frame_each(void *ctx, const avk_value *v, avk_push_decoder *pd, uint64_t n,
+                      uint64_t start)
+{
+    framer *f = (framer *)ctx;
+    (void)pd;
+    (void)n;
+    (void)start;
+    return frame_value(f, v, f->in_name);
+}
+
+int avkcli_frame_run(const char *prefix, const avkcli_frame_job *job)
+{
+    avk_plan *plan = NULL;
+    avk_plan_options po;
+    avk_message_encoder enc;
+    avk_arena *arena = NULL;
+    avk_error err;
+    framer f;
+    input in;
+    output out;
+    char *inputs[1];
+    int rc;
+    memset(&f, 0, sizeof f);
+    inputs[0] = job->input;
+    if ((rc = avkcli_check_output(job->output, inputs, 1)) != AVKCLI_OK)
+        return rc;
+    avk_plan_options_init(&po);
+    po.limits = job->limits;
+    if (avk_plan_new(avk_schema_root(job->schema), &po, &plan, &err) != AVK_OK ||
+        avk_message_encoder_init(&enc, job->framing, plan, job->id, &err) != AVK_OK ||
+        avk_arena_new(NULL, &arena, &err) != AVK_OK ||
+        avk_writer_init_memory(&f.msg, NULL, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", prefix, err.message);
+        avk_writer_destroy(&f.msg);
+        avk_arena_free(arena);
+        avk_plan_free(plan);
+        return AVKCLI_FAIL;
+    }
+    f.enc = &enc;
+    f.out = &out;
+    f.delimit = job->delimit;
+    f.in_name = job->input;
+    rc = input_open(&in, job->input);
+    if (rc == AVKCLI_OK) {
+        rc = output_open(&out, job->output);
+        if (rc == AVKCLI_OK) {
+            if (job->from_binary) {
+                avk_push_options o;
+                memset(&o, 0, sizeof o);
+                o.struct_size = sizeof o;
+                o.input = AVK_PUSH_MESSAGES;
+                o.message.struct_size = sizeof o.message;
+                o.message.framing = AVK_FRAMING_RAW;
+                o.message.plan = plan;
+                o.max_message = job->max_message;
+                rc = push_all(&in, &o, "datum", arena, frame_each, &f);
+            } else {
+                rc = frame_json(&f, &in, avk_schema_root(job->schema), &job->limits, arena);
+            }
+            rc = output_finish(&out, rc);
+        }
+        input_close(&in);
+    }
+    avk_writer_destroy(&f.msg);
+    avk_arena_free(arena);
+    avk_plan_free(plan);
+    return rc;
+}
+
+/* ---- unframe ------------------------------------------------------------------ */
+
+typedef struct unframer {
+    const avkcli_unframe_job *job;
+    output *out;
+    avk_writer rec;          /* memory: one JSON line */
+    const avk_plan *encode;  /* --to binary with a reader schema or raw: its plain plan */
+    const char *what;        /* "message" or "datum" */
+} unframer;
+
+/* Writes one decoded value; writer is the schema it was written with
+ * (NULL for raw). start is where its message began in the input. */
+static int unframe_value(unframer *u, const avk_value *v, const avk_schema *writer, uint64_t n,
+                         uint64_t start)
+{
+    avk_error err;
+    avk_status st;
+    if (u->job->to_binary) {
+        const avk_plan *plan = u->encode;
+        if (!plan &&
+            avk_schema_store_plan(u->job->store, writer, NULL, &plan, &err) != AVK_OK) {
+            report_at(u->job->input, u->what, n, start, &err);
+            return AVKCLI_FAIL;
+        }
+        st = avk_plan_encode(plan, v, &u->out->w, &err);
+        if (st != AVK_OK) {
+            fprintf(stderr, "%s: %s\n", out_name(u->out->path), err.message);
+            return AVKCLI_FAIL;
+        }
+        return AVKCLI_OK;
+    } else {
+        int value_error;
+        st = avkcli_json_line(v, u->job->json_flags, &u->rec, &u->out->w, &value_error, &err);
+        if (st == AVK_OK)
+            return AVKCLI_OK;
+        if (value_error)
+            fprintf(stderr, "%s: %s %llu at byte %llu: %s%s\n",
+                    avkcli_display_name(u->job->input), u->what, (unsigned long long)n,
+                    (unsigned long long)start, err.message,
+                    st == AVK_ERR_MALFORMED ? " (--invalid-utf8=replace writes U+FFFD instead)"
+                                            : "");
+        else
+            fprintf(stderr, "%s: %s\n", out_name(u->out->path), err.message);
+        return AVKCLI_FAIL;
+    }
+}
+
+static int unframe_each(void *ctx, const avk_value *v, avk_push_decoder *pd, uint64_t n,
+                        uint64_t start)
+{
+    return unframe_value((unframer *)ctx, v, avk_push_decoder_schema(pd), n, start);
+}
+
+/* Hex or base64 lines, one message each, through a message decoder. */
+static int unframe_lines(unframer *u, input *in, const avk_message_decoder_options *mo,
+                         avk_arena *arena)
+{
+    const avkcli_unframe_job *job = u->job;
+    avk_message_decoder *dec = NULL;
+    avk_error err;
+    uint64_t max_msg = job->max_message ? job->max_message : DEFAULT_MAX_MESSAGE;
+    uint64_t max_line = max_msg * 2 + 2, n = 0;
+    uint8_t *msg = NULL;
+    size_t msg_cap = 0;
+    int rc = AVKCLI_OK;
+    const char *what = job->delimit == AVKCLI_DELIMIT_HEX ? "a line of hex" : "a line of base64";
+    if (avk_message_decoder_new(mo, &dec, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
+        return AVKCLI_FAIL;
+    }
+    if ((rc = fill(in, max_line, what)) != AVKCLI_OK) {
+        avk_message_decoder_free(dec);
+        return rc;
+    }
+    for (;;) {
+        char *line = in->buf + in->start, *nl;
+        size_t len = in->end - in->start, text_len, got, col = 0;
+        const char *why;
+        nl = len ? (char *)memchr(line, '\n', len) : NULL;
+        if (!nl && !in->eof) {
+            if ((rc = fill(in, max_line, what)) != AVKCLI_OK)
+                break;
+            continue;
+        }
+        if (!nl && len == 0)
+            break; /* the end, after a newline or nothing */
+        text_len = nl ? (size_t)(nl - line) : len;
+        n++;
+        if (text_len > 0 && line[text_len - 1] == '\r') /* CRLF line ends */
+            text_len--;
+        if (text_len > msg_cap) {
+            uint8_t *nm = (uint8_t *)realloc(msg, text_len);
+            if (!nm) {
+                fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
+                rc = AVKCLI_FAIL;
+                break;
+            }
+            msg = nm;
+            msg_cap = text_len;
+        }
+        why = decode_line(job->delimit, line, text_len, msg, &got, &col);
+        if (why) {
+            fprintf(stderr, "%s: message %llu (line %llu) at byte %llu: %s\n",
+                    avkcli_display_name(in->name), (unsigned long long)n,
+                    (unsigned long long)in->line, (unsigned long long)(in->offset + col), why);
+            rc = AVKCLI_FAIL;
+            break;
+        }
+        if ((uint64_t)got > max_msg) {
+            fprintf(stderr,
+                    "%s: message %llu (line %llu) at byte %llu: %zu bytes, more than "
+                    "max_message (%llu) (a limit, not damage: --max-message raises it)\n",
+                    avkcli_display_name(in->name), (unsigned long long)n,
+                    (unsigned long long)in->line, (unsigned long long)in->offset, got,
+                    (unsigned long long)max_msg);
+            rc = AVKCLI_FAIL;
+            break;
+        }
+        avk_arena_reset(arena);
+        {
+            avk_value v;
+            if (avk_message_decode(dec, msg, got, arena, &v, &err) != AVK_OK) {
+                fprintf(stderr, "%s: message %llu (line %llu) at byte %llu: %s\n",
+                        avkcli_display_name(in->name), (unsigned long long)n,
+                        (unsigned long long)in->line, (unsigned long long)in->offset,
+                        err.message);
+                rc = AVKCLI_FAIL;
+                break;
+            }
+            rc = unframe_value(u, &v, avk_message_decoder_writer(dec), n, in->offset);
+            if (rc != AVKCLI_OK)
+                break;
+        }
+        consume(in, nl ? (size_t)(nl - line) + 1 : len);
+    }
+    free(msg);
+    avk_message_decoder_free(dec);
+    return rc;
+}
+
+int avkcli_unframe_run(const char *prefix, const avkcli_unframe_job *job)
+{
+    avk_plan *plan = NULL, *encode = NULL;
+    avk_plan_options po;
+    avk_message_decoder_options mo;
+    avk_arena *arena = NULL;
+    avk_error err;
+    avk_status st = AVK_OK;
+    unframer u;
+    input in;
+    output out;
+    char *inputs[1];
+    int rc;
+    memset(&u, 0, sizeof u);
+    u.job = job;
+    u.out = &out;
+    u.what = job->framing == AVK_FRAMING_RAW && job->delimit == AVKCLI_DELIMIT_NONE ? "datum"
+                                                                                  : "message";
+    inputs[0] = job->input;
+    if ((rc = avkcli_check_output(job->output, inputs, 1)) != AVKCLI_OK)
+        return rc;
+    avk_plan_options_init(&po);
+    po.limits = job->limits;
+    memset(&mo, 0, sizeof mo);
+    mo.struct_size = sizeof mo;
+    mo.framing = job->framing;
+    if (job->framing == AVK_FRAMING_RAW) {
+        const avk_type *w = avk_schema_root(job->schema);
+        st = job->reader ? avk_plan_new_resolving(w, avk_schema_root(job->reader), &po, &plan,
+                                                  &err)
+                         : avk_plan_new(w, &po, &plan, &err);
+        mo.plan = plan;
+        if (st == AVK_OK && !job->reader)
+            u.encode = plan;
+    } else {
+        mo.store = job->store;
+        mo.reader = job->reader ? avk_schema_root(job->reader) : NULL;
+    }
+    /* Values of a reader schema go out in it, whatever wrote them. */
+    if (st == AVK_OK && job->reader && job->to_binary) {
+        st = avk_plan_new(avk_schema_root(job->reader), &po, &encode, &err);
+        u.encode = encode;
+    }
+    if (st == AVK_OK)
+        st = avk_arena_new(NULL, &arena, &err);
+    if (st == AVK_OK)
+        st = avk_writer_init_memory(&u.rec, NULL, &err);
+    if (st == AVK_ERR_RESOLUTION) {
+        fprintf(stderr, "%s: the schema cannot be read as the reader schema: %s\n", prefix,
+                err.message);
+        rc = AVKCLI_FAIL;
+    } else if (st != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", prefix, err.message);
+        rc = AVKCLI_FAIL;
+    }
+    if (rc == AVKCLI_OK)
+        rc = input_open(&in, job->input);
+    if (rc == AVKCLI_OK) {
+        rc = output_open(&out, job->output);
+        if (rc == AVKCLI_OK) {
+            if (job->delimit == AVKCLI_DELIMIT_HEX || job->delimit == AVKCLI_DELIMIT_BASE64) {
+                rc = unframe_lines(&u, &in, &mo, arena);
+            } else {
+                avk_push_options o;
+                memset(&o, 0, sizeof o);
+                o.struct_size = sizeof o;
+                o.input = job->delimit == AVKCLI_DELIMIT_LENGTH ? AVK_PUSH_LENGTH_PREFIXED
+                                                                : AVK_PUSH_MESSAGES;
+                o.message = mo;
+                o.max_message = job->max_message;
+                rc = push_all(&in, &o, u.what, arena, unframe_each, &u);
+            }
+            rc = output_finish(&out, rc);
+        }
+        input_close(&in);
+    }
+    avk_writer_destroy(&u.rec);
+    avk_arena_free(arena);
+    avk_plan_free(encode);
+    avk_plan_free(plan);
+    return rc;
+}
