@@ -259,6 +259,18 @@ int avkcli_writer_open(const char *path, const avk_schema *schema,
  * final status. */
 int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc);
 
+/* A byte output (not a container file) at path, kept from harm as
+ * avkcli_writer_open keeps one: *fd is where to write (standard output for
+ * "-"), *handle what avkcli_output_finish takes. Prints any error; returns
+ * AVKCLI_OK or AVKCLI_FAIL. */
+int avkcli_output_open(const char *path, int *fd, int *handle);
+
+/* Finishes an output of avkcli_output_open once everything is written to
+ * its fd: as avkcli_writer_finish (fsync, rename, directory sync on
+ * success; the temporary file removed otherwise). Returns the final
+ * status. */
+int avkcli_output_finish(int handle, const char *path, int rc);
+
 /* --append (cli_append.c): opens the container file at path to add
  * records at its end (its own schema, codec and marker; opts' level,
  * block sizes and threads apply). schema, when not NULL, must be the file's

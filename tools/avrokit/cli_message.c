@@ -1,14 +1,11 @@
 /* CLI engines of jsontofrag, fragtojson, frame and unframe: values to delimited messages and back, over byte outputs replaced only on success. */
-/* POSIX with XSI: mkstemp, fchmod, fsync, realpath, sigaction (the build is strict C11). */
+/* POSIX: open, read (the build is strict C11). */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -110,151 +107,38 @@ int avkcli_take_repeated(const char *prefix, const char *name, int *argc, char *
 }
 
 /* ---- byte outputs ---------------------------------------------------------
- * As avkcli_writer_open does for container files: a regular file is
- * written to a temporary file beside it, renamed over it on success;
- * devices, FIFOs and standard output are written straight. */
+ * Kept from harm by cli_output.c (a temporary file renamed over a regular
+ * file on success; devices, FIFOs and standard output written straight),
+ * written through a buffered writer. */
 
 typedef struct output {
     avk_writer w;
     const char *path; /* as given */
-    int fd;           /* -1 when not open */
-    char *tmp;        /* the temporary file, or NULL */
-    char *target;     /* what tmp becomes */
+    int handle;       /* avkcli_output_open's */
 } output;
-
-/* The temporary file for the signal handler, which may read plain memory
- * only. One output per command. */
-static char doomed[PATH_MAX];
-static volatile sig_atomic_t doomed_armed;
-
-static void on_signal(int sig)
-{
-    if (doomed_armed)
-        unlink(doomed);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void arm(const char *tmp)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    size_t i;
-    if (strlen(tmp) >= sizeof doomed)
-        return;
-    memcpy(doomed, tmp, strlen(tmp) + 1);
-    doomed_armed = 1;
-    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa, old;
-        /* A signal the caller ignores (nohup) stays ignored. */
-        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
-            continue;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
 
 static const char *out_name(const char *path)
 {
     return strcmp(path, "-") == 0 ? "<stdout>" : path;
 }
 
-/* Creates the temporary file beside o->target with mode. */
-static int make_temp(output *o, mode_t mode)
-{
-    const char *slash = strrchr(o->target, '/');
-    const char *base = slash ? slash + 1 : o->target;
-    int dir_len = slash ? (int)(slash - o->target) : 1;
-    const char *dir = slash ? o->target : ".";
-    int base_len = strlen(base) > 200 ? 200 : (int)strlen(base);
-    size_t cap = (size_t)dir_len + (size_t)base_len + 32;
-    o->tmp = (char *)malloc(cap);
-    if (!o->tmp) {
-        fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
-        return AVKCLI_FAIL;
-    }
-    snprintf(o->tmp, cap, "%.*s/.%.*s.avrokit-XXXXXX", dir_len, dir, base_len, base);
-    o->fd = mkstemp(o->tmp);
-    if (o->fd < 0) {
-        fprintf(stderr, "%s: cannot create a file in %.*s to write it: %s; nothing was changed\n",
-                o->path, dir_len ? dir_len : 1, dir_len ? dir : "/", strerror(errno));
-        free(o->tmp);
-        o->tmp = NULL;
-        return AVKCLI_FAIL;
-    }
-    arm(o->tmp);
-    if (fchmod(o->fd, mode) != 0) {
-        fprintf(stderr, "%s: cannot set the mode of %s: %s; nothing was changed\n", o->path,
-                o->tmp, strerror(errno));
-        return AVKCLI_FAIL;
-    }
-    return AVKCLI_OK;
-}
-
 static int output_finish(output *o, int rc);
 
 static int output_open(output *o, const char *path)
 {
-    struct stat st, lst;
     avk_writer_options wo;
     avk_error err;
-    int rc = AVKCLI_OK;
+    int fd;
     memset(o, 0, sizeof *o);
-    o->fd = -1;
     o->path = path;
-    if (path[0] == '\0') {
-        fprintf(stderr, "%s: the output's file name is empty\n", AVKCLI_PROG);
+    if (avkcli_output_open(path, &fd, &o->handle) != AVKCLI_OK)
         return AVKCLI_FAIL;
-    }
-    if (strcmp(path, "-") == 0) {
-        o->fd = STDOUT_FILENO;
-    } else if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "%s: is a directory\n", path);
-            return AVKCLI_FAIL;
-        }
-        if (!S_ISREG(st.st_mode)) { /* a device or FIFO: straight, never removed */
-            o->fd = open(path, O_WRONLY | O_CLOEXEC);
-            if (o->fd < 0) {
-                fprintf(stderr, "%s: cannot open it for writing: %s\n", path, strerror(errno));
-                return AVKCLI_FAIL;
-            }
-        } else {
-            /* Through a symbolic link the file it points to is replaced. */
-            o->target = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL)
-                                                                        : strdup(path);
-            if (!o->target) {
-                fprintf(stderr, "%s: cannot resolve it: %s\n", path, strerror(errno));
-                return AVKCLI_FAIL;
-            }
-            rc = make_temp(o, st.st_mode & 07777);
-        }
-    } else if (errno != ENOENT) {
-        fprintf(stderr, "%s: cannot write it: %s\n", path, strerror(errno));
-        return AVKCLI_FAIL;
-    } else if (lstat(path, &lst) == 0) {
-        fprintf(stderr, "%s: is a symbolic link to a file that does not exist; not following it\n",
-                path);
-        return AVKCLI_FAIL;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        o->target = strdup(path);
-        if (!o->target) {
-            fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
-            return AVKCLI_FAIL;
-        }
-        rc = make_temp(o, (mode_t)0666 & ~mask);
-    }
     avk_writer_options_init(&wo);
     wo.name = out_name(path);
-    if (rc == AVKCLI_OK && avk_writer_init_fd(&o->w, o->fd, &wo, &err) != AVK_OK) {
+    if (avk_writer_init_fd(&o->w, fd, &wo, &err) != AVK_OK) {
         fprintf(stderr, "%s: %s\n", out_name(path), err.message);
-        rc = AVKCLI_FAIL;
+        return output_finish(o, AVKCLI_FAIL);
     }
-    if (rc != AVKCLI_OK)
-        return output_finish(o, rc);
     return AVKCLI_OK;
 }
 
@@ -266,35 +150,13 @@ static int output_finish(output *o, int rc)
     if (rc == AVKCLI_OK && avk_writer_flush(&o->w, &err) != AVK_OK) {
         fprintf(stderr, "%s: %s\n", out_name(o->path), err.message);
         rc = AVKCLI_FAIL;
-    } else if (rc != AVKCLI_OK && !o->tmp && o->fd >= 0) {
-        /* Standard output or a device: the values before the damage are
-         * worth having, as tojson gives them. */
+    } else if (rc != AVKCLI_OK) {
+        /* On standard output or a device the values before the damage are
+         * worth having, as tojson gives them (a temporary file goes anyway). */
         (void)avk_writer_flush(&o->w, &err);
     }
     avk_writer_destroy(&o->w);
-    if (o->tmp && rc == AVKCLI_OK && avkcli_fsync(o->fd) != 0) {
-        fprintf(stderr, "%s: writing it to disk (fsync) failed: %s\n", o->path, strerror(errno));
-        rc = AVKCLI_FAIL;
-    }
-    if (o->fd > STDOUT_FILENO && close(o->fd) != 0 && errno != EINTR && rc == AVKCLI_OK) {
-        fprintf(stderr, "%s: closing it failed: %s\n", o->path, strerror(errno));
-        rc = AVKCLI_FAIL;
-    }
-    if (o->tmp) {
-        if (rc == AVKCLI_OK && rename(o->tmp, o->target) != 0) {
-            fprintf(stderr, "%s: cannot put the new file in place (renaming %s): %s\n", o->path,
-                    o->tmp, strerror(errno));
-            rc = AVKCLI_FAIL;
-        }
-        if (rc != AVKCLI_OK)
-            unlink(o->tmp);
-        doomed_armed = 0;
-    }
-    free(o->tmp);
-    free(o->target);
-    o->tmp = o->target = NULL;
-    o->fd = -1;
-    return rc;
+    return avkcli_output_finish(o->handle, o->path, rc);
 }
 
 /* ---- inputs ---------------------------------------------------------------- */

@@ -16,8 +16,9 @@
 /* An output being written. Commands write one at a time; a few slots
  * leave room for one that writes more. */
 typedef struct output {
-    avk_file_writer *fw;
-    int fd;       /* ours to close; -1 when the library opened standard output */
+    int used;
+    avk_file_writer *fw; /* a container writer's; NULL for a byte output */
+    int fd;       /* ours to close; -1 for standard output */
     char *tmp;    /* the temporary file, or NULL when writing straight */
     char *target; /* what tmp becomes */
 } output;
@@ -202,59 +203,103 @@ static int prepare(const char *path, int *fd, char **tmp, char **target)
     return make_temp(path, *target, (mode_t)0666 & ~mask, NULL, tmp, fd);
 }
 
+/* A free output slot, marked used; NULL (with a message) when all are. */
+static output *claim(void)
+{
+    int i;
+    for (i = 0; i < MAX_OUTPUTS; i++)
+        if (!outputs[i].used) {
+            memset(&outputs[i], 0, sizeof outputs[i]);
+            outputs[i].used = 1;
+            outputs[i].fd = -1;
+            return &outputs[i];
+        }
+    fprintf(stderr, "%s: too many outputs open at once\n", AVKCLI_PROG);
+    return NULL;
+}
+
+static int finish_slot(output *o, const char *path, int rc);
+
+/* A slot with path opened for writing (not "-"): a temporary file beside
+ * a regular file, armed for the signal handler, or a device written
+ * straight. */
+static int open_slot(const char *path, output **out)
+{
+    output *o;
+    int rc;
+    *out = NULL;
+    if (path[0] == '\0') {
+        fprintf(stderr, "%s: the output's file name is empty\n", AVKCLI_PROG);
+        return AVKCLI_FAIL;
+    }
+    o = claim();
+    if (!o)
+        return AVKCLI_FAIL;
+    rc = prepare(path, &o->fd, &o->tmp, &o->target);
+    if (rc != AVKCLI_OK)
+        return finish_slot(o, path, rc);
+    if (o->tmp)
+        arm((int)(o - outputs), o->tmp);
+    *out = o;
+    return AVKCLI_OK;
+}
+
 int avkcli_writer_open(const char *path, const avk_schema *schema,
                        const avk_file_writer_options *opts, avk_file_writer **out)
 {
     avk_error err;
     output *o = NULL;
-    char *tmp = NULL, *target = NULL;
-    int fd = -1, rc, i;
+    int rc;
     *out = NULL;
     /* Commands check --level up front; this catches any that does not. */
     if (opts && avkcli_check_level(AVKCLI_PROG, opts->codec, opts->level) != AVKCLI_OK)
         return AVKCLI_USAGE;
-    for (i = 0; i < MAX_OUTPUTS && !o; i++)
-        if (!outputs[i].fw)
-            o = &outputs[i];
-    if (!o) {
-        fprintf(stderr, "%s: too many outputs open at once\n", AVKCLI_PROG);
-        return AVKCLI_FAIL;
-    }
-    if (path[0] == '\0') {
-        fprintf(stderr, "%s: the output's file name is empty\n", AVKCLI_PROG);
-        return AVKCLI_FAIL;
-    }
     if (strcmp(path, "-") == 0) {
         if (avk_file_writer_open_path("-", schema, opts, out, &err) != AVK_OK) {
             fprintf(stderr, "<stdout>: %s\n", err.message);
             return AVKCLI_FAIL;
         }
-        o->fw = *out;
-        o->fd = -1;
+        o = claim();
+        if (o) { /* else not ours to finish: the library wrote standard output */
+            o->fw = *out;
+            o->fd = -1;
+        }
         return AVKCLI_OK;
     }
-    rc = prepare(path, &fd, &tmp, &target);
-    if (rc == AVKCLI_OK && tmp)
-        arm((int)(o - outputs), tmp);
-    if (rc == AVKCLI_OK && avk_file_writer_open_fd(fd, schema, opts, out, &err) != AVK_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.message);
-        rc = AVKCLI_FAIL;
-    }
-    if (rc != AVKCLI_OK) {
-        if (fd >= 0)
-            close(fd);
-        if (tmp)
-            unlink(tmp);
-        armed[o - outputs] = 0;
-        free(tmp);
-        free(target);
+    rc = open_slot(path, &o);
+    if (rc != AVKCLI_OK)
         return rc;
+    if (avk_file_writer_open_fd(o->fd, schema, opts, out, &err) != AVK_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return finish_slot(o, path, AVKCLI_FAIL);
     }
     o->fw = *out;
-    o->fd = fd;
-    o->tmp = tmp;
-    o->target = target;
     return AVKCLI_OK;
+}
+
+int avkcli_output_open(const char *path, int *fd, int *handle)
+{
+    output *o;
+    int rc;
+    *fd = -1;
+    *handle = -1;
+    if (strcmp(path, "-") == 0) {
+        *fd = STDOUT_FILENO;
+        return AVKCLI_OK;
+    }
+    rc = open_slot(path, &o);
+    if (rc != AVKCLI_OK)
+        return rc;
+    *fd = o->fd;
+    *handle = (int)(o - outputs);
+    return AVKCLI_OK;
+}
+
+int avkcli_output_finish(int handle, const char *path, int rc)
+{
+    if (handle < 0 || handle >= MAX_OUTPUTS || !outputs[handle].used)
+        return rc; /* standard output: nothing to put in place */
+    return finish_slot(&outputs[handle], path, rc);
 }
 
 /* The rename reaches the disk only with its directory: fsync it, so that
@@ -299,7 +344,7 @@ int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc)
     if (!fw)
         return rc;
     for (i = 0; i < MAX_OUTPUTS && !o; i++)
-        if (outputs[i].fw == fw)
+        if (outputs[i].used && outputs[i].fw == fw)
             o = &outputs[i];
     if (rc == AVKCLI_OK) {
         if (avk_file_writer_close(fw, &err) != AVK_OK) {
@@ -311,6 +356,14 @@ int avkcli_writer_finish(avk_file_writer *fw, const char *path, int rc)
     }
     if (!o) /* not ours: nothing more to do */
         return rc;
+    return finish_slot(o, path, rc);
+}
+
+/* The end of an output's slot: on rc AVKCLI_OK the temporary file is
+ * fsynced, closed, renamed over its target and its directory synced; else
+ * (or when that fails) it is removed. A device is closed; the slot freed. */
+static int finish_slot(output *o, const char *path, int rc)
+{
     if (o->fd >= 0) {
         /* The data reaches the disk before the new name does, so a crash
          * in between leaves the old file rather than an empty one. */
