@@ -120,9 +120,11 @@ AVK_EXPORT avk_status avk_schema_store_add(avk_schema_store *store, const char *
 AVK_EXPORT avk_status avk_schema_store_add_schema(avk_schema_store *store,
                                                   const avk_schema *schema, int64_t id,
                                                   const avk_schema **out, avk_error *err);
-/* Adds every file of directory dir named ID.avsc (ID a decimal number
- * below 2^32, without leading zeros) under its id, in order of id; other
- * files are ignored. Returns AVK_OK;
+/* Adds every regular file of directory dir named ID.avsc (ID a decimal
+ * number below 2^32, without leading zeros) under its id, in order of id;
+ * other names, and entries that are not regular files (directories, FIFOs,
+ * devices: never opened for a read that could block), are ignored.
+ * Returns AVK_OK;
  * AVK_ERR_IO (err names the file); a file's AVK_ERR_SCHEMA (err names the
  * file); the statuses of avk_schema_store_add. */
 AVK_EXPORT avk_status avk_schema_store_load_dir(avk_schema_store *store, const char *dir,
@@ -135,6 +137,11 @@ AVK_EXPORT avk_status avk_schema_store_load_dir(avk_schema_store *store, const c
  *                                                 REST API returns it);
  *                                                 "id" may be left out
  *   [SCHEMA, ...]                                 schemas without ids
+ * Wherever a SCHEMA goes, a JSON string starting (after white space) with
+ * {, [ or " holds a schema's JSON text, as the Confluent registry's REST
+ * API returns it ("{\"type\": \"record\", ...}", "\"int\""); any other
+ * string is a type name ("int"), as in a schema. A path naming a FIFO or
+ * pipe is read as given (it may block until its writer writes).
  * Returns AVK_OK; AVK_ERR_IO; AVK_ERR_MALFORMED for JSON that is none of
  * these (err says where); the statuses of avk_schema_store_add. */
 AVK_EXPORT avk_status avk_schema_store_load_file(avk_schema_store *store, const char *path,

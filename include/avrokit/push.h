@@ -53,8 +53,11 @@ typedef struct avk_push_options {
 
 typedef struct avk_push_decoder avk_push_decoder;
 
-/* Makes a push decoder. It runs no thread and never blocks: feed gives it
- * bytes, next hands out values. One thread at a time.
+/* Makes a push decoder. It runs no thread and never waits for input: feed
+ * gives it bytes, next hands out values. (Single-object and Confluent
+ * messages look their schemas up in the store, whose fetch callback, if
+ * any, runs on the caller's thread in next or end and may block as it
+ * likes.) One thread at a time.
  * Cost: bytes are copied once into the decoder's buffer (dropped there in
  * amortised O(1) once used). Length-prefixed messages, headers and
  * container blocks say how many bytes they need, and next tries nothing
@@ -63,7 +66,11 @@ typedef struct avk_push_decoder avk_push_decoder;
  * over what is buffered whenever bytes came since its last try, so a
  * message of n small values fed one byte at a time costs O(n^2) (strings,
  * bytes and sized blocks are jumped over by their length; feeding pieces
- * of a message's size or more keeps it linear). Returns AVK_OK,
+ * of a message's size or more keeps it linear; the avrokit CLI feeds a
+ * pending datum more before trying again, a quarter of it at a time).
+ * Raw datums of a schema whose values take no bytes (null) cannot be
+ * read back to back: next refuses the first with AVK_ERR_MALFORMED.
+ * Returns AVK_OK,
  * AVK_ERR_INVALID_ARGUMENT (bad input kind, options a framing needs
  * missing), AVK_ERR_NO_MEMORY. */
 AVK_EXPORT avk_status avk_push_decoder_new(const avk_push_options *opts, avk_push_decoder **out,
@@ -71,10 +78,12 @@ AVK_EXPORT avk_status avk_push_decoder_new(const avk_push_options *opts, avk_pus
 AVK_EXPORT void avk_push_decoder_free(avk_push_decoder *pd);
 
 /* Gives the decoder the next len bytes of input (any number, 0 included);
- * it keeps what it has not decoded yet. Returns AVK_OK; AVK_ERR_LIMIT when
- * the message or block being gathered passes max_message;
- * AVK_ERR_NO_MEMORY; the sticky error of an earlier call. Values handed
- * out before stay valid until this call. */
+ * it keeps what it has not decoded yet (all of len: call next between
+ * feeds, which refuses a message or block past max_message with
+ * AVK_ERR_LIMIT as soon as its size is known). Returns AVK_OK;
+ * AVK_ERR_NO_MEMORY; AVK_ERR_INVALID_ARGUMENT after end; the sticky error
+ * of an earlier call. Values handed out before stay valid until this
+ * call. */
 AVK_EXPORT avk_status avk_push_decoder_feed(avk_push_decoder *pd, const void *data, size_t len,
                                             avk_error *err);
 
@@ -92,8 +101,9 @@ AVK_EXPORT avk_status avk_push_decoder_feed(avk_push_decoder *pd, const void *da
  * statuses of avk_message_decode (messages) or avk_file_reader_next
  * (container) with err->offset counted from the first byte ever fed.
  * After an error the decoder stays failed (every later call returns the
- * same status), except in length-prefixed input, where the bad message is
- * dropped and the next call goes on with the one after it. */
+ * same status), except in length-prefixed input, where a message that
+ * does not decode is dropped and the next call goes on with the one after
+ * it (a length past max_message, or no memory, stays final). */
 AVK_EXPORT avk_status avk_push_decoder_next(avk_push_decoder *pd, avk_arena *arena,
                                             avk_value *out, int *got, avk_error *err);
 
@@ -101,7 +111,8 @@ AVK_EXPORT avk_status avk_push_decoder_next(avk_push_decoder *pd, avk_arena *are
  * when it ended between values (an empty stream of messages included; a
  * container file: after its header and a whole block); AVK_ERR_TRUNCATED
  * (err->offset where the unfinished message or block starts) when fed
- * bytes remain that make no whole value; a container file with no whole
+ * bytes remain that make no whole value (AVK_ERR_LIMIT when they start
+ * with a length past max_message); a container file with no whole
  * header (no bytes at all included) gets the header's error, as
  * avk_file_reader_open_memory gives it. Call next until *got is 0 first:
  * end does not decode. */

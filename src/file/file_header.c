@@ -46,7 +46,7 @@ struct avki_meta_slab {
 #define SLAB_ROOM(s) ((s)->size - offsetof(avki_meta_slab, data))
 
 /* Metadata limits: see max_meta_entries in avrokit/file.h. */
-#define DEFAULT_MAX_ENTRIES ((uint64_t)65536)
+#define DEFAULT_MAX_ENTRIES AVKI_FILE_DEFAULT_MAX_META_ENTRIES
 
 static int reader_is_memory(const avk_reader *r)
 {

@@ -40,6 +40,9 @@ typedef struct avki_file_header {
     uint64_t size; /* bytes from the magic to the end of the sync marker */
 } avki_file_header;
 
+/* Metadata entries a header may have when the caller sets no limit. */
+#define AVKI_FILE_DEFAULT_MAX_META_ENTRIES ((uint64_t)65536)
+
 /* Reads and checks a header from r (positioned at the magic). The error's
  * offsets are r's. Limits the metadata map to max_bytes in all and to
  * max_entries entries; refuses repeated keys, keys holding a NUL byte and

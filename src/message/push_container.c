@@ -78,39 +78,55 @@ static int get_long(const uint8_t *p, size_t n, size_t *pos, int64_t *v)
 }
 
 /* Whether the header in p[0..n) is whole, found by walking its map by the
- * lengths it gives (each try costs its entries, not its bytes). Returns 1
- * when whole, or when its bytes are bad or past limit (the parser then
- * says why); 0 with *need (the fewest bytes it can take) when not. */
-static int header_whole(const uint8_t *p, size_t n, uint64_t limit, uint64_t *need)
+ * lengths it gives, from where the last try's walk got (each piece fed
+ * costs the entries it brings, not the header again). Returns 1 when
+ * whole, or when its bytes are bad or past a limit (the parser then says
+ * why); 0 with *need (the fewest bytes it can take) when not. */
+static int header_whole(avk_push_decoder *pd, const uint8_t *p, size_t n, uint64_t limit,
+                        uint64_t *need)
 {
-    size_t pos = AVKI_FILE_MAGIC_SIZE, i;
+    size_t pos, i;
+    int64_t left = pd->hw_left;
     for (i = 0; i < AVKI_FILE_MAGIC_SIZE && i < n; i++)
         if (p[i] != (uint8_t)AVKI_FILE_MAGIC[i])
             return 1;
     *need = AVKI_FILE_MAGIC_SIZE;
     if (n < AVKI_FILE_MAGIC_SIZE)
         return 0;
+    pos = pd->hw_pos ? pd->hw_pos : AVKI_FILE_MAGIC_SIZE;
     for (;;) {
         int64_t count, skip;
         int k;
         if (pos > limit)
             return 1;
-        *need = pos + 1;
-        if ((k = get_long(p, n, &pos, &count)) <= 0)
-            return k < 0;
-        if (count == 0) {
-            *need = pos + AVK_FILE_SYNC_SIZE;
-            return n >= *need;
-        }
-        if (count < 0) {
-            if (count == INT64_MIN)
-                return 1;
-            count = -count;
+        if (left == 0) { /* a map block's count (and byte size) */
             *need = pos + 1;
-            if ((k = get_long(p, n, &pos, &skip)) <= 0)
+            if ((k = get_long(p, n, &pos, &count)) <= 0)
                 return k < 0;
+            if (count == 0) {
+                *need = pos + AVK_FILE_SYNC_SIZE;
+                return n >= *need;
+            }
+            if (count < 0) {
+                if (count == INT64_MIN)
+                    return 1;
+                count = -count;
+                *need = pos + 1;
+                if ((k = get_long(p, n, &pos, &skip)) <= 0)
+                    return k < 0;
+            }
+            /* More entries than the parser takes (0: its default): it
+             * refuses them now. */
+            if ((uint64_t)count > (pd->max_meta_entries ? pd->max_meta_entries
+                                                        : AVKI_FILE_DEFAULT_MAX_META_ENTRIES) -
+                                      pd->hw_entries)
+                return 1;
+            pd->hw_entries += (uint64_t)count;
+            left = count;
+            pd->hw_pos = pos;
+            pd->hw_left = left;
         }
-        while (count-- > 0) {
+        while (left > 0) {
             for (i = 0; i < 2; i++) { /* key, value */
                 *need = pos + 1;
                 if ((k = get_long(p, n, &pos, &skip)) <= 0)
@@ -124,6 +140,9 @@ static int header_whole(const uint8_t *p, size_t n, uint64_t limit, uint64_t *ne
                 }
                 pos += (size_t)skip;
             }
+            left--;
+            pd->hw_pos = pos; /* a whole entry: the next try starts after it */
+            pd->hw_left = left;
         }
     }
 }
@@ -161,7 +180,7 @@ static avk_status header_next(avk_push_decoder *pd, int *ready, avk_error *err)
     avk_error e;
     avk_status st;
     *ready = 0;
-    if (!pd->ended && !header_whole(p, avail, limit, &need)) {
+    if (!pd->ended && !header_whole(pd, p, avail, limit, &need)) {
         pd->need = need;
         if (pd->need <= pd->end)
             pd->need = pd->end + 1;

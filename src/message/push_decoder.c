@@ -190,7 +190,9 @@ static avk_status make_room(avk_push_decoder *pd, size_t len, avk_error *err)
 avk_status avki_push_check_want(avk_push_decoder *pd, uint64_t need, avk_error *err)
 {
     avk_error e;
-    if (need <= pd->pos || need - pd->pos <= pd->max_message)
+    /* A length prefix is not part of the message it counts. */
+    uint64_t frame = pd->input == AVK_PUSH_LENGTH_PREFIXED ? 4 : 0;
+    if (need <= pd->pos || need - pd->pos <= pd->max_message + frame)
         return AVK_OK;
     avki_error_set(&e, AVK_ERR_LIMIT, pd->pos,
                    "the %s at byte %llu takes more than %llu bytes (max_message)",
@@ -269,6 +271,14 @@ static avk_status raw_next(avk_push_decoder *pd, const uint8_t *p, size_t avail,
     avk_reader_init_memory(&r, p, avail);
     r.base_offset = pd->pos;
     st = avk_plan_decode(pd->raw_plan, &r, arena, out, &e);
+    if (st == AVK_OK && r.pos == p) {
+        /* Values of no bytes (null, records of nulls) back to back: the
+         * stream would give them forever. */
+        avki_error_set(&e, AVK_ERR_MALFORMED, pd->pos,
+                       "raw datums of this schema take no bytes, so a stream of them back to "
+                       "back cannot say how many there are (use length-prefixed input)");
+        return avki_push_fail(pd, AVK_ERR_MALFORMED, &e, err);
+    }
     if (st == AVK_OK) {
         /* Refused whole as it would be while arriving. */
         AVK_TRY(avki_push_check_want(pd, pd->pos + (uint64_t)(r.pos - p), err));
@@ -328,9 +338,11 @@ static avk_status framed_next(avk_push_decoder *pd, const uint8_t *p, size_t ava
     avk_reader r;
     avk_error e;
     avk_status st;
-    if (avail < hs && !pd->ended)
+    /* A bad marker or magic byte is told as soon as its bytes are here,
+     * not taken for a message still arriving. */
+    st = header_key(pd, p, avail, &key, &e);
+    if (avail < hs && st == AVK_ERR_TRUNCATED && !pd->ended)
         return wait_more(pd, pd->pos + hs, err);
-    st = avail < hs ? AVK_ERR_TRUNCATED : header_key(pd, p, avail, &key, &e);
     if (st == AVK_OK)
         st = key_plan(pd, key, &e);
     if (st == AVK_OK) {
@@ -492,7 +504,7 @@ avk_status avk_push_decoder_end(avk_push_decoder *pd, avk_error *err)
         int whole;
         avk_error e;
         avk_status st = prefixed_whole(pd, avail, &len, &whole, &e);
-        if (st == AVK_ERR_TRUNCATED) {
+        if (st != AVK_OK) { /* cut short, or a length past max_message */
             if (err)
                 *err = e;
             return st;

@@ -43,6 +43,12 @@ struct avk_push_decoder {
 
     /* Container (push_container.c). */
     int hdr_done;
+    /* How far the walk of the header's map got (whole entries only), so
+     * each piece fed costs only its own entries: the offset from pos, the
+     * entries left in the map block there, and the entries seen. */
+    size_t hw_pos;
+    int64_t hw_left;
+    uint64_t hw_entries;
     avki_file_header hdr;
     avk_plan *plan, *relaxed;
     int relaxed_tried;

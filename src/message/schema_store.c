@@ -523,6 +523,10 @@ static avk_status find(avk_schema_store *s, int by_id, uint64_t key, const avk_s
             avki_error_prefix(err, "fetching schema id %" PRIu64 ": ", key);
         else
             avki_error_prefix(err, "fetching schema fingerprint %016" PRIx64 ": ", key);
+        /* Its offsets are in what the callback read (a registry's JSON),
+         * not in the message being decoded. */
+        if (err)
+            err->offset = AVK_OFFSET_UNKNOWN;
         return st;
     }
     avk_error_clear(err);

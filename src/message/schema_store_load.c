@@ -36,20 +36,34 @@ static void text_free(const avk_allocator *a, text_buf *t)
 /* Reads path whole into t (from the store's allocator), refusing files of
  * more than max bytes before holding them: the size a stat gives is only a
  * first guess (the file may grow, or be a pipe), so reading stops at max + 1. */
-static avk_status read_whole(const avk_allocator *a, const char *path, size_t max, text_buf *t,
-                             avk_error *err)
+static avk_status read_whole(const avk_allocator *a, const char *path, size_t max, int regular_only,
+                             text_buf *t, int *skipped, avk_error *err)
 {
     struct stat sb;
     size_t want;
-    int fd, e;
+    int fd, e, have_stat;
     memset(t, 0, sizeof *t);
+    *skipped = 0;
+    /* In a directory only regular files are schemas: a FIFO or device
+     * named 5.avsc is skipped, never opened for a read that could block
+     * forever (O_NONBLOCK: even the open of a FIFO would wait). A file the
+     * caller names may be a pipe (process substitution): read as given. */
     do {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = open(path, O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0));
     } while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return avki_error_errno(err, errno, "cannot open %s", path);
+    have_stat = fstat(fd, &sb) == 0;
+    if (regular_only) {
+        if (!have_stat || !S_ISREG(sb.st_mode)) {
+            close(fd);
+            *skipped = 1;
+            return AVK_OK;
+        }
+        (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    }
     want = 4096;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+    if (have_stat && S_ISREG(sb.st_mode) && sb.st_size > 0) {
         if ((uint64_t)sb.st_size > (uint64_t)max) {
             close(fd);
             return avki_error_set(err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
@@ -139,8 +153,9 @@ static avk_status load_one(avk_schema_store *store, const char *path, int64_t id
 {
     const avk_allocator *a = avki_schema_store_allocator(store);
     text_buf t;
-    avk_status st = read_whole(a, path, avki_schema_store_max_text(store), &t, err);
-    if (st != AVK_OK)
+    int skipped;
+    avk_status st = read_whole(a, path, avki_schema_store_max_text(store), 1, &t, &skipped, err);
+    if (st != AVK_OK || skipped)
         return st;
     st = avk_schema_store_add(store, t.data, t.len, id, NULL, err);
     text_free(a, &t);
@@ -230,15 +245,31 @@ static avk_status malformed(const loader *l, const avki_json *at, avk_error *err
                           ", column %" PRIu32 ": %s", l->path, at->line, at->column, what);
 }
 
-/* Adds the schema s (a JSON string holding schema text when as_text,
- * else the schema itself) under id; item names it in messages. */
-static avk_status add_node(loader *l, const avki_json *s, int as_text, int64_t id,
-                           const char *item, avk_error *err)
+/* Whether a JSON string holds a schema's JSON text (as the Confluent
+ * registry's REST API gives "schema": "{\"type\": ...}" or "\"int\""):
+ * it starts, after white space, with {, [ or ". Any other string is a type
+ * name ("int", "com.example.User"), the schema it is as JSON. */
+static int holds_schema_text(const avki_json *s)
+{
+    size_t i = 0;
+    if (s->type != AVKI_JSON_STRING)
+        return 0;
+    while (i < s->u.string.len && (s->u.string.ptr[i] == ' ' || s->u.string.ptr[i] == '\t' ||
+                                   s->u.string.ptr[i] == '\n' || s->u.string.ptr[i] == '\r'))
+        i++;
+    return i < s->u.string.len &&
+           (s->u.string.ptr[i] == '{' || s->u.string.ptr[i] == '[' || s->u.string.ptr[i] == '"');
+}
+
+/* Adds the schema s (a schema, or a string holding its JSON text: see
+ * holds_schema_text) under id; item names it in messages. */
+static avk_status add_node(loader *l, const avki_json *s, int64_t id, const char *item,
+                           avk_error *err)
 {
     const char *text;
     size_t len;
     avk_status st;
-    if (as_text) {
+    if (holds_schema_text(s)) {
         text = s->u.string.ptr;
         len = s->u.string.len;
     } else {
@@ -249,6 +280,8 @@ static avk_status add_node(loader *l, const avki_json *s, int as_text, int64_t i
         text = (const char *)avk_writer_data(&l->text, &len);
     }
     st = avk_schema_store_add(l->store, text, len, id, NULL, err);
+    if (st != AVK_OK && err) /* its offsets were in the text given, not the file */
+        err->offset = s->offset;
     if (st != AVK_OK)
         avki_error_prefix(err, "%s, %s at line %" PRIu32 ", column %" PRIu32 ": ", l->path, item,
                           s->line, s->column);
@@ -282,7 +315,7 @@ static avk_status load_object(loader *l, const avki_json *root, avk_error *err)
         }
         id = (int64_t)v;
         snprintf(item, sizeof item, "schema id %" PRIu64, v);
-        AVK_TRY(add_node(l, m->value, 0, id, item, err));
+        AVK_TRY(add_node(l, m->value, id, item, err));
     }
     return AVK_OK;
 }
@@ -314,10 +347,10 @@ static avk_status load_array(loader *l, const avki_json *root, avk_error *err)
                 snprintf(item, sizeof item, "item %zu (schema id %" PRId64 ")", i, id);
             else
                 snprintf(item, sizeof item, "item %zu", i);
-            AVK_TRY(add_node(l, schema, schema->type == AVKI_JSON_STRING, id, item, err));
+            AVK_TRY(add_node(l, schema, id, item, err));
         } else {
             snprintf(item, sizeof item, "item %zu", i);
-            AVK_TRY(add_node(l, it, 0, -1, item, err));
+            AVK_TRY(add_node(l, it, -1, item, err));
         }
     }
     return AVK_OK;
@@ -333,12 +366,13 @@ avk_status avk_schema_store_load_file(avk_schema_store *store, const char *path,
     text_buf t;
     loader l;
     avk_status st;
+    int skipped;
     if (!store || !path)
         return avki_error_set(err, AVK_ERR_INVALID_ARGUMENT, AVK_OFFSET_UNKNOWN,
                               "avk_schema_store_load_file: NULL argument");
     a = avki_schema_store_allocator(store);
     /* A file of many schemas may be as large as one schema may be. */
-    st = read_whole(a, path, avki_schema_store_max_text(store), &t, err);
+    st = read_whole(a, path, avki_schema_store_max_text(store), 0, &t, &skipped, err);
     if (st != AVK_OK)
         return st;
     memset(&limits, 0, sizeof limits);
@@ -346,7 +380,11 @@ avk_status avk_schema_store_load_file(avk_schema_store *store, const char *path,
      * ({"type": {"type": "array", "items": ...}}): room for them, two
      * levels of file shape above. */
     limits.max_depth = 4 * 512 + 2;
-    avki_arena_init(&arena, a, 0, 0);
+    /* The tree of a JSON text takes many times its bytes (a "0" in an
+     * array is a node of its own): bounded, so a file of max_text bytes
+     * cannot take gigabytes before its first item is looked at. */
+    avki_arena_init(&arena, a, 0,
+                    t.len > SIZE_MAX / 16 ? SIZE_MAX : (t.len < 4096 ? 4096 : t.len) * 16);
     st = avki_json_parse(&arena, t.data, t.len, &limits, &root, err);
     if (st != AVK_OK) {
         avki_arena_destroy(&arena);

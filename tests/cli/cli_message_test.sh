@@ -197,7 +197,7 @@ run unframe --format raw --schema '"null"' "$tmp/nulls.len"
 expect_rc 0 "unframe nulls length" && expect_eq "$out" "null
 null" "zero lengths read back"
 run fragtojson --schema '"null"' "$tmp/nulls.len"
-expect_rc 1 "fragtojson of values that take no bytes" && expect_contains "$err" "takes no bytes" "empty datums said"
+expect_rc 1 "fragtojson of values that take no bytes" && expect_contains "$err" "datum 1 at byte 0: raw datums of this schema take no bytes" "empty datums said"
 
 # Uppercase hex and CRLF line ends are read too.
 printf '000000010202\r\n000000010204\r\n' | tr 'a-f' 'A-F' >"$tmp/upper.hex"

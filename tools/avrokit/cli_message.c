@@ -1,18 +1,14 @@
 /* CLI engines of jsontofrag, fragtojson, frame and unframe: values to delimited messages and back, over byte outputs replaced only on success. */
-/* POSIX: open, read (the build is strict C11). */
-#define _XOPEN_SOURCE 700
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "cli_input.h"
 #include "cli_message.h"
 #include "cli_records.h"
 
-/* Bytes read from the input at a time. */
+/* Bytes of a binary input read at a time. */
 #define CHUNK (64 * 1024)
 /* The push decoder's default bound on one message, which lines of hex or
  * base64 text also keep to. */
@@ -106,6 +102,37 @@ int avkcli_take_repeated(const char *prefix, const char *name, int *argc, char *
     return AVKCLI_OK;
 }
 
+int avkcli_frag_schema_given(const char *prefix, const char **text, const char *file,
+                             const char *json, char **pos, size_t *npos)
+{
+    int given = (*text != NULL) + (file != NULL) + (json != NULL);
+    /* avro-tools' form: the schema first, then the input. */
+    if (given == 0 && *npos == 2) {
+        *text = pos[0];
+        pos[0] = pos[1];
+        *npos = 1;
+        return AVKCLI_OK;
+    }
+    if (given == 0)
+        return avkcli_usage_error(prefix, "missing --schema S.avsc");
+    if (given > 1)
+        return avkcli_usage_error(prefix, "give one of --schema, --schema-file, --schema-json");
+    return AVKCLI_OK;
+}
+
+int avkcli_frag_schema_load(const char *text, const char *file, const char *json,
+                            avk_schema **out)
+{
+    avk_error err;
+    if (!json)
+        return file ? avkcli_load_schema_file(file, out) : avkcli_load_schema(text, out);
+    if (avk_schema_parse(json, strlen(json), NULL, out, &err) != AVK_OK) {
+        fprintf(stderr, "<schema text>: %s\n", err.message);
+        return AVKCLI_FAIL;
+    }
+    return AVKCLI_OK;
+}
+
 /* ---- byte outputs ---------------------------------------------------------
  * Kept from harm by cli_output.c (a temporary file renamed over a regular
  * file on success; devices, FIFOs and standard output written straight),
@@ -124,6 +151,19 @@ static const char *out_name(const char *path)
 
 static int output_finish(output *o, int rc);
 
+/* The command's output, flushed before an error is printed so that on a
+ * terminal (or with 2>&1) the values come before the error they precede,
+ * and before the input is waited for, so a live stream's values show as
+ * they come. One output per command. */
+static output *live_output;
+
+static void flush_live(void)
+{
+    avk_error err;
+    if (live_output)
+        (void)avk_writer_flush(&live_output->w, &err);
+}
+
 static int output_open(output *o, const char *path)
 {
     avk_writer_options wo;
@@ -139,6 +179,7 @@ static int output_open(output *o, const char *path)
         fprintf(stderr, "%s: %s\n", out_name(path), err.message);
         return output_finish(o, AVKCLI_FAIL);
     }
+    live_output = o;
     return AVKCLI_OK;
 }
 
@@ -156,134 +197,9 @@ static int output_finish(output *o, int rc)
         (void)avk_writer_flush(&o->w, &err);
     }
     avk_writer_destroy(&o->w);
+    if (live_output == o)
+        live_output = NULL;
     return avkcli_output_finish(o->handle, o->path, rc);
-}
-
-/* ---- inputs ---------------------------------------------------------------- */
-
-/* An input read piece by piece: buf[start, end) is not used up yet and
- * buf[start] lies at offset (and line, column) of the whole input. */
-typedef struct input {
-    const char *name;
-    int fd;
-    int eof;
-    char *buf;
-    size_t cap, start, end;
-    uint64_t offset, line, column;
-} input;
-
-static int input_open(input *in, const char *path)
-{
-    memset(in, 0, sizeof *in);
-    in->name = path;
-    in->line = in->column = 1;
-    in->fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (in->fd < 0) {
-        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
-        return AVKCLI_FAIL;
-    }
-    return AVKCLI_OK;
-}
-
-static void input_close(input *in)
-{
-    if (in->fd > STDIN_FILENO)
-        close(in->fd);
-    free(in->buf);
-    in->buf = NULL;
-}
-
-/* Uses up n bytes: positions move past them. */
-static void consume(input *in, size_t n)
-{
-    const char *p = in->buf + in->start, *end = p + n, *nl;
-    while ((nl = (const char *)memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        in->line++;
-        in->column = 1;
-        p = nl + 1;
-    }
-    in->column += (uint64_t)(end - p);
-    in->offset += n;
-    in->start += n;
-}
-
-/* Reads more: until at least twice what is pending is there (so a value
- * that takes many reads is looked at again only a logarithmic number of
- * times), or to the end of the input. max bounds what may be pending. */
-static int fill(input *in, uint64_t max, const char *what)
-{
-    size_t pending = in->end - in->start, need = pending ? 2 * pending : CHUNK;
-    if (in->start) {
-        memmove(in->buf, in->buf + in->start, pending);
-        in->start = 0;
-        in->end = pending;
-    }
-    if (pending > max) {
-        fprintf(stderr, "%s: line %llu: %s of more than %llu bytes (see --max-message)\n",
-                avkcli_display_name(in->name), (unsigned long long)in->line, what,
-                (unsigned long long)max);
-        return AVKCLI_FAIL;
-    }
-    if (need > in->cap) {
-        size_t cap = in->cap ? in->cap : CHUNK;
-        char *nb;
-        while (cap < need)
-            cap *= 2;
-        nb = (char *)realloc(in->buf, cap);
-        if (!nb) {
-            fprintf(stderr, "%s: out of memory for %s of %zu bytes\n",
-                    avkcli_display_name(in->name), what, pending);
-            return AVKCLI_FAIL;
-        }
-        in->buf = nb;
-        in->cap = cap;
-    }
-    while (in->end < need && !in->eof) {
-        ssize_t n = read(in->fd, in->buf + in->end, in->cap - in->end);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            fprintf(stderr, "%s: read error: %s\n", avkcli_display_name(in->name),
-                    strerror(errno));
-            return AVKCLI_FAIL;
-        }
-        if (n == 0)
-            in->eof = 1;
-        in->end += (size_t)n;
-    }
-    return AVKCLI_OK;
-}
-
-/* Reads the next piece of a binary input into buf[0, *n) (*n 0: the end). */
-static int read_piece(input *in, char *buf, size_t *n)
-{
-    for (;;) {
-        ssize_t got = read(in->fd, buf, CHUNK);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            fprintf(stderr, "%s: read error: %s\n", avkcli_display_name(in->name),
-                    strerror(errno));
-            return AVKCLI_FAIL;
-        }
-        *n = (size_t)got;
-        return AVKCLI_OK;
-    }
-}
-
-/* A JSON reading error as "<input>: line L, column C: <path>: <reason>"
- * (the library's message has the path first, then the place), as
- * fromjson prints it. */
-static void print_json_error(const input *in, const avk_error *err)
-{
-    const char *msg = err->message;
-    const char *at = err->path[0] ? strstr(msg, ": line ") : NULL;
-    const char *rest = at ? strstr(at + 2, ": ") : NULL;
-    if (rest)
-        fprintf(stderr, "%s: %.*s: %.*s: %s\n", avkcli_display_name(in->name),
-                (int)(rest - (at + 2)), at + 2, (int)(at - msg), msg, rest + 2);
-    else
-        fprintf(stderr, "%s: %s\n", avkcli_display_name(in->name), msg);
 }
 
 /* ---- message text ------------------------------------------------------------ */
@@ -443,41 +359,21 @@ static int frame_value(framer *f, const avk_value *v, const char *in_name)
     return AVKCLI_OK;
 }
 
-static int frame_json(framer *f, input *in, const avk_type *type, const avk_limits *lim,
+static int frame_json(framer *f, avkcli_input *in, const avk_type *type, const avk_limits *lim,
                       avk_arena *arena)
 {
     avk_json_read_options o;
     avk_value v;
     avk_error err;
-    uint64_t max_text = lim->max_memory ? lim->max_memory : (uint64_t)1 << 30;
-    int rc;
     avk_json_read_options_init(&o);
     o.limits = *lim;
-    if ((rc = fill(in, max_text, "a value's text")) != AVKCLI_OK)
-        return rc;
     for (;;) {
-        size_t used;
-        avk_status st;
-        o.flags = AVK_JSON_FIRST_VALUE | (in->eof ? AVK_JSON_LAST_TEXT : 0);
-        o.offset = in->offset;
-        o.line = in->line;
-        o.column = in->column;
-        st = avk_value_read_json_opts(type, in->buf + in->start, in->end - in->start, &o, arena,
-                                      &v, &used, &err);
-        if (st == AVK_ERR_TRUNCATED) {
-            consume(in, used); /* white space */
-            if (in->eof)
-                return AVKCLI_OK;
-            if ((rc = fill(in, max_text, "a value's text")) != AVKCLI_OK)
-                return rc;
-            avk_arena_reset(arena);
-            continue;
-        }
-        if (st != AVK_OK) {
-            print_json_error(in, &err);
-            return AVKCLI_FAIL;
-        }
-        consume(in, used);
+        int got, bad_value, rc;
+        rc = avkcli_input_next_json(in, type, &o, arena, &v, &got, &bad_value, &err);
+        if (rc != AVKCLI_OK && bad_value)
+            avkcli_input_print_json_error(in, &err);
+        if (rc != AVKCLI_OK || !got)
+            return rc;
         if ((rc = frame_value(f, &v, in->name)) != AVKCLI_OK)
             return rc;
         avk_arena_reset(arena);
@@ -500,20 +396,9 @@ static void report_at(const char *name, const char *what, uint64_t n, uint64_t s
                                                    : avkcli_limit_flag(err->message);
     if (flag)
         snprintf(hint, sizeof hint, " (a limit, not damage: %s raises it)", flag);
+    flush_live();
     fprintf(stderr, "%s: %s %llu at byte %llu: %s%s%s\n", avkcli_display_name(name), what,
             (unsigned long long)n, (unsigned long long)start, err->message, at, hint);
-}
-
-/* A value that took no input bytes (the schema's values are all empty:
- * null, records of nulls): a stream of them back to back has no end. */
-static int report_empty(const char *name, uint64_t n)
-{
-    fprintf(stderr,
-            "%s: datum %llu takes no bytes: the schema's values are empty, so a stream of "
-            "them back to back cannot say how many there are (use framed messages with "
-            "--delimit length)\n",
-            avkcli_display_name(name), (unsigned long long)n);
-    return AVKCLI_FAIL;
 }
 
 /* Called by push_all for the n-th value (from 1), whose bytes start at
@@ -523,13 +408,13 @@ typedef int (*value_fn)(void *ctx, const avk_value *v, avk_push_decoder *pd, uin
 
 /* Feeds the whole input to a push decoder made with po and calls each for
  * every value; what names a value in messages ("datum", "message"). */
-static int push_all(input *in, const avk_push_options *po, const char *what, avk_arena *arena,
+static int push_all(avkcli_input *in, const avk_push_options *po, const char *what, avk_arena *arena,
                     value_fn each, void *ctx)
 {
     avk_push_decoder *pd = NULL;
     avk_error err;
     char *piece = (char *)malloc(CHUNK);
-    uint64_t n = 0;
+    uint64_t n = 0, fed = 0, since = 0;
     int rc = AVKCLI_OK, more = 1;
     if (!piece) {
         fprintf(stderr, "%s: out of memory\n", AVKCLI_PROG);
@@ -542,7 +427,9 @@ static int push_all(input *in, const avk_push_options *po, const char *what, avk
     }
     while (rc == AVKCLI_OK && more) {
         size_t len;
-        if ((rc = read_piece(in, piece, &len)) != AVKCLI_OK)
+        if (!avkcli_input_ready(in))
+            flush_live(); /* about to wait for input: show what is done */
+        if ((rc = avkcli_input_read_piece(in, piece, CHUNK, &len)) != AVKCLI_OK)
             break;
         more = len > 0;
         if (more && avk_push_decoder_feed(pd, piece, len, &err) != AVK_OK) {
@@ -550,6 +437,16 @@ static int push_all(input *in, const avk_push_options *po, const char *what, avk
             rc = AVKCLI_FAIL;
             break;
         }
+        fed += len;
+        since += len;
+        /* Datums back to back say nothing of their length: each try skips
+         * the pending one from its start. While more input is ready, try
+         * again only once it has grown by a quarter, so a datum of n bytes
+         * costs O(n), not one try per piece (O(n^2 / CHUNK)); before
+         * waiting for input, always try. */
+        if (more && since < (fed - avk_push_decoder_offset(pd)) / 4 && avkcli_input_ready(in))
+            continue;
+        since = 0;
         for (;;) {
             uint64_t start = avk_push_decoder_offset(pd);
             avk_value v;
@@ -563,10 +460,6 @@ static int push_all(input *in, const avk_push_options *po, const char *what, avk
             if (!got)
                 break;
             n++;
-            if (avk_push_decoder_offset(pd) == start) {
-                rc = report_empty(in->name, n);
-                break;
-            }
             if ((rc = each(ctx, &v, pd, n, start)) != AVKCLI_OK)
                 break;
         }
@@ -598,7 +491,7 @@ int avkcli_frame_run(const char *prefix, const avkcli_frame_job *job)
     avk_arena *arena = NULL;
     avk_error err;
     framer f;
-    input in;
+    avkcli_input in;
     output out;
     char *inputs[1];
     int rc;
@@ -622,7 +515,7 @@ int avkcli_frame_run(const char *prefix, const avkcli_frame_job *job)
     f.out = &out;
     f.delimit = job->delimit;
     f.in_name = job->input;
-    rc = input_open(&in, job->input);
+    rc = avkcli_input_open(&in, job->input);
     if (rc == AVKCLI_OK) {
         rc = output_open(&out, job->output);
         if (rc == AVKCLI_OK) {
@@ -641,7 +534,7 @@ int avkcli_frame_run(const char *prefix, const avkcli_frame_job *job)
             }
             rc = output_finish(&out, rc);
         }
-        input_close(&in);
+        avkcli_input_close(&in);
     }
     avk_writer_destroy(&f.msg);
     avk_arena_free(arena);
@@ -703,14 +596,16 @@ static int unframe_each(void *ctx, const avk_value *v, avk_push_decoder *pd, uin
 }
 
 /* Hex or base64 lines, one message each, through a message decoder. */
-static int unframe_lines(unframer *u, input *in, const avk_message_decoder_options *mo,
+static int unframe_lines(unframer *u, avkcli_input *in, const avk_message_decoder_options *mo,
                          avk_arena *arena)
 {
     const avkcli_unframe_job *job = u->job;
     avk_message_decoder *dec = NULL;
     avk_error err;
     uint64_t max_msg = job->max_message ? job->max_message : DEFAULT_MAX_MESSAGE;
-    uint64_t max_line = max_msg * 2 + 2, n = 0;
+    /* Two digits per byte, and the line end (saturated: --max-message may
+     * say up to 2^64 - 1). */
+    uint64_t max_line = max_msg > (UINT64_MAX - 2) / 2 ? UINT64_MAX : max_msg * 2 + 2, n = 0;
     uint8_t *msg = NULL;
     size_t msg_cap = 0;
     int rc = AVKCLI_OK;
@@ -719,7 +614,7 @@ static int unframe_lines(unframer *u, input *in, const avk_message_decoder_optio
         fprintf(stderr, "%s: %s\n", AVKCLI_PROG, err.message);
         return AVKCLI_FAIL;
     }
-    if ((rc = fill(in, max_line, what)) != AVKCLI_OK) {
+    if ((rc = avkcli_input_fill(in, max_line, what)) != AVKCLI_OK) {
         avk_message_decoder_free(dec);
         return rc;
     }
@@ -729,7 +624,7 @@ static int unframe_lines(unframer *u, input *in, const avk_message_decoder_optio
         const char *why;
         nl = len ? (char *)memchr(line, '\n', len) : NULL;
         if (!nl && !in->eof) {
-            if ((rc = fill(in, max_line, what)) != AVKCLI_OK)
+            if ((rc = avkcli_input_fill(in, max_line, what)) != AVKCLI_OK)
                 break;
             continue;
         }
@@ -782,7 +677,7 @@ static int unframe_lines(unframer *u, input *in, const avk_message_decoder_optio
             if (rc != AVKCLI_OK)
                 break;
         }
-        consume(in, nl ? (size_t)(nl - line) + 1 : len);
+        avkcli_input_consume(in, nl ? (size_t)(nl - line) + 1 : len);
     }
     free(msg);
     avk_message_decoder_free(dec);
@@ -798,7 +693,7 @@ int avkcli_unframe_run(const char *prefix, const avkcli_unframe_job *job)
     avk_error err;
     avk_status st = AVK_OK;
     unframer u;
-    input in;
+    avkcli_input in;
     output out;
     char *inputs[1];
     int rc;
@@ -845,7 +740,7 @@ int avkcli_unframe_run(const char *prefix, const avkcli_unframe_job *job)
         rc = AVKCLI_FAIL;
     }
     if (rc == AVKCLI_OK)
-        rc = input_open(&in, job->input);
+        rc = avkcli_input_open(&in, job->input);
     if (rc == AVKCLI_OK) {
         rc = output_open(&out, job->output);
         if (rc == AVKCLI_OK) {
@@ -863,7 +758,7 @@ int avkcli_unframe_run(const char *prefix, const avkcli_unframe_job *job)
             }
             rc = output_finish(&out, rc);
         }
-        input_close(&in);
+        avkcli_input_close(&in);
     }
     avk_writer_destroy(&u.rec);
     avk_arena_free(arena);

@@ -1,4 +1,4 @@
-/* CLI pieces shared by jsontofrag, fragtojson, frame and unframe: stream formats of messages, byte outputs, and the two engines (values to messages, messages to values). */
+/* CLI pieces shared by jsontofrag, fragtojson, frame and unframe: stream formats of messages, byte outputs, the two engines (values to messages, messages to values) and their option helpers. */
 #ifndef AVKCLI_MESSAGE_H
 #define AVKCLI_MESSAGE_H
 
@@ -82,5 +82,18 @@ void avkcli_message_limits(avk_limits *out);
  * the rest, *argc their number. A missing value is a usage error. */
 int avkcli_take_repeated(const char *prefix, const char *name, int *argc, char **argv,
                          const char **vals, size_t *nvals);
+
+/* The writer schema of jsontofrag and fragtojson, given as avro-tools takes
+ * it: by exactly one of --schema (a file or JSON), --schema-file and
+ * --schema-json, or, with none of them and two arguments, the first
+ * argument (avro-tools' "SCHEMA INPUT"): then *text becomes it and it is
+ * taken out of pos. A usage error when none or more than one is given. */
+int avkcli_frag_schema_given(const char *prefix, const char **text, const char *file,
+                             const char *json, char **pos, size_t *npos);
+/* Loads the one given (checked by avkcli_frag_schema_given): prints the
+ * error ("<schema text>: ..." for --schema-json) and returns AVKCLI_FAIL
+ * when it does not load. */
+int avkcli_frag_schema_load(const char *text, const char *file, const char *json,
+                            avk_schema **out);
 
 #endif

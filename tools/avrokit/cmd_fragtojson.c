@@ -13,6 +13,7 @@ static char stdin_name[] = "-";
 
 static const char *const help =
     "Usage: " PREFIX " --schema S.avsc [options] [FILE]\n"
+    "       " PREFIX " [options] SCHEMA FILE   (avro-tools' form)\n"
     "\n"
     "Reads raw binary datums of the schema (the Avro binary encoding, no header),\n"
     "back to back until the end of FILE ('-' or left out: standard input), as\n"
@@ -28,6 +29,7 @@ static const char *const help =
     "  --reader-schema R     print the values resolved into schema R (a file or JSON)\n"
     "  --reader-schema-file F  the same, from file F only\n"
     "  --pretty              indent each value over several lines\n"
+    "  --no-pretty           one line per value (the default; avro-tools' flag)\n"
     "  --invalid-utf8 fail|replace\n"
     "                        a string that is not UTF-8: an error (fail, the\n"
     "                        default), or U+FFFD for each invalid sequence\n"
@@ -45,7 +47,7 @@ int avkcli_cmd_fragtojson(int argc, char **argv)
     const char *max_message = NULL;
     avk_schema *schema = NULL, *reader = NULL;
     avkcli_unframe_job job;
-    int help_wanted, rc, given, pretty = 0;
+    int help_wanted, rc, pretty = 0, no_pretty = 0;
     size_t npos;
     char **pos;
     const avkcli_option opts[] = {
@@ -55,6 +57,7 @@ int avkcli_cmd_fragtojson(int argc, char **argv)
         {"--reader-schema", 0, &reader_text, NULL, "a schema file or JSON"},
         {"--reader-schema-file", 0, &reader_file, NULL, "a schema file"},
         {"--pretty", 0, NULL, &pretty, NULL},
+        {"--no-pretty", 0, NULL, &no_pretty, NULL},
         {"--invalid-utf8", 0, &invalid_utf8, NULL, "fail or replace"},
         {"--output", 'o', &output, NULL, "a file name ('-': standard output)"},
         {"--max-message", 0, &max_message, NULL, "a number of bytes"},
@@ -73,11 +76,9 @@ int avkcli_cmd_fragtojson(int argc, char **argv)
         free(pos);
         return AVKCLI_OK;
     }
-    given = (schema_text != NULL) + (schema_file != NULL) + (schema_json != NULL);
-    if (rc == AVKCLI_OK && given == 0)
-        rc = avkcli_usage_error(PREFIX, "missing --schema S.avsc");
-    if (rc == AVKCLI_OK && given > 1)
-        rc = avkcli_usage_error(PREFIX, "give one of --schema, --schema-file, --schema-json");
+    if (rc == AVKCLI_OK)
+        rc = avkcli_frag_schema_given(PREFIX, &schema_text, schema_file, schema_json, pos,
+                                      &npos);
     if (rc == AVKCLI_OK && npos > 1)
         rc = avkcli_usage_error(PREFIX, "one input FILE at most ('-': standard input)");
     if (rc == AVKCLI_OK && invalid_utf8) {
@@ -92,19 +93,8 @@ int avkcli_cmd_fragtojson(int argc, char **argv)
     if (rc == AVKCLI_OK)
         rc = avkcli_load_schema_option(PREFIX, "--reader-schema", reader_text, reader_file,
                                        &reader);
-    if (rc == AVKCLI_OK) {
-        if (schema_json) {
-            avk_error err;
-            if (avk_schema_parse(schema_json, strlen(schema_json), NULL, &schema, &err) !=
-                AVK_OK) {
-                fprintf(stderr, "<schema text>: %s\n", err.message);
-                rc = AVKCLI_FAIL;
-            }
-        } else {
-            rc = schema_file ? avkcli_load_schema_file(schema_file, &schema)
-                             : avkcli_load_schema(schema_text, &schema);
-        }
-    }
+    if (rc == AVKCLI_OK)
+        rc = avkcli_frag_schema_load(schema_text, schema_file, schema_json, &schema);
     if (rc == AVKCLI_OK) {
         job.input = npos ? pos[0] : stdin_name;
         job.output = output;

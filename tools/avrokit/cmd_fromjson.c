@@ -1,22 +1,13 @@
 /* avrokit fromjson: a stream of Avro JSON values (any layout) into a container file, in about one value's memory. */
-/* POSIX: read, open (the build is strict C11). */
-#define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "cli_input.h"
 #include "cli_progress.h"
 
 #define PREFIX AVKCLI_PROG " fromjson"
-
-/* The read buffer's first size; it doubles while one value's text needs
- * more (up to --max-memory: a value's parsed text takes at least its size
- * from the arena, which max_memory bounds anyway). */
-#define FIRST_BUFFER (64 * 1024)
 
 static const char *const help =
     "Usage: " PREFIX " --schema S.avsc [options] JSON [OUT.avro]\n"
@@ -59,132 +50,26 @@ static const char *const help =
     "  " PREFIX " --schema user.avsc --codec zstandard users.json users.avro\n"
     "  " AVKCLI_PROG " tojson --pretty users.avro | " PREFIX " --schema user.avsc - copy.avro\n";
 
-/* The input, read piece by piece: buf[start, end) is not used up yet, and
- * buf[start] lies at offset, line and column of the whole input. */
-typedef struct input {
-    const char *name;
-    int fd;
-    int eof;
-    char *buf;
-    size_t cap, start, end;
-    uint64_t offset, line, column;
-    uint64_t max_text; /* the most one value's text may take (max_memory) */
-} input;
-
-/* Uses up n bytes: positions move past them. */
-static void consume(input *in, size_t n)
-{
-    const char *p = in->buf + in->start, *end = p + n, *nl;
-    while ((nl = (const char *)memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        in->line++;
-        in->column = 1;
-        p = nl + 1;
-    }
-    in->column += (uint64_t)(end - p);
-    in->offset += n;
-    in->start += n;
-}
-
-/* Reads more: at least twice what is pending (so a value that takes many
- * reads is parsed again only a logarithmic number of times), or to the
- * end of the input. */
-static int fill(input *in)
-{
-    size_t pending = in->end - in->start, need = pending ? 2 * pending : 1;
-    if (in->start) {
-        memmove(in->buf, in->buf + in->start, pending);
-        in->start = 0;
-        in->end = pending;
-    }
-    if (pending > in->max_text) {
-        fprintf(stderr,
-                "%s: line %llu, column %llu: a value of more than %llu bytes of text (see "
-                "--max-memory)\n",
-                avkcli_display_name(in->name), (unsigned long long)in->line,
-                (unsigned long long)in->column, (unsigned long long)in->max_text);
-        return AVKCLI_FAIL;
-    }
-    if (need > in->cap) {
-        size_t cap = in->cap ? in->cap : FIRST_BUFFER;
-        char *nb;
-        while (cap < need)
-            cap *= 2;
-        nb = (char *)realloc(in->buf, cap);
-        if (!nb) {
-            fprintf(stderr, "%s: out of memory for a value of %zu bytes of text\n",
-                    avkcli_display_name(in->name), pending);
-            return AVKCLI_FAIL;
-        }
-        in->buf = nb;
-        in->cap = cap;
-    }
-    while (in->end < need && !in->eof) {
-        ssize_t n = read(in->fd, in->buf + in->end, in->cap - in->end);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            fprintf(stderr, "%s: read error: %s\n", avkcli_display_name(in->name),
-                    strerror(errno));
-            return AVKCLI_FAIL;
-        }
-        if (n == 0)
-            in->eof = 1;
-        in->end += (size_t)n;
-    }
-    return AVKCLI_OK;
-}
-
-/* A reading error as "<input>: line L, column C: <path>: <reason>" (the
- * library's message has the path first, then the place). */
-static void print_read_error(const input *in, const avk_error *err)
-{
-    const char *msg = err->message;
-    const char *at = err->path[0] ? strstr(msg, ": line ") : NULL;
-    const char *rest = at ? strstr(at + 2, ": ") : NULL;
-    if (rest)
-        fprintf(stderr, "%s: %.*s: %.*s: %s\n", avkcli_display_name(in->name),
-                (int)(rest - (at + 2)), at + 2, (int)(at - msg), msg, rest + 2);
-    else
-        fprintf(stderr, "%s: %s\n", avkcli_display_name(in->name), msg);
-}
-
-static int convert(input *in, avk_file_writer *fw, const char *out_path, const avk_type *type,
-                   const avk_limits *lim, avk_arena *arena, avkcli_progress *prog)
+static int convert(avkcli_input *in, avk_file_writer *fw, const char *out_path,
+                   const avk_type *type, const avk_limits *lim, avk_arena *arena,
+                   avkcli_progress *prog)
 {
     avk_json_read_options o;
     avk_value v;
     avk_error err;
     uint64_t records = 0;
-    int rc;
     memset(&o, 0, sizeof o);
     o.struct_size = sizeof o;
     o.limits = *lim;
-    if ((rc = fill(in)) != AVKCLI_OK)
-        return rc;
     for (;;) {
-        size_t used;
-        avk_status st;
-        o.flags = AVK_JSON_FIRST_VALUE | (in->eof ? AVK_JSON_LAST_TEXT : 0);
-        o.offset = in->offset;
-        o.line = in->line;
-        o.column = in->column;
-        st = avk_value_read_json_opts(type, in->buf + in->start, in->end - in->start, &o, arena,
-                                      &v, &used, &err);
-        if (st == AVK_ERR_TRUNCATED) {
-            consume(in, used); /* white space */
-            if (in->eof)
-                return AVKCLI_OK; /* nothing but white space was left */
-            if ((rc = fill(in)) != AVKCLI_OK)
-                return rc;
-            avk_arena_reset(arena);
-            continue;
-        }
-        if (st != AVK_OK) {
+        int got, bad_value;
+        int rc = avkcli_input_next_json(in, type, &o, arena, &v, &got, &bad_value, &err);
+        if (rc != AVKCLI_OK && bad_value) {
             avkcli_progress_end(prog);
-            print_read_error(in, &err);
-            return AVKCLI_FAIL;
+            avkcli_input_print_json_error(in, &err);
         }
-        consume(in, used);
+        if (rc != AVKCLI_OK || !got)
+            return rc;
         if (avk_file_writer_append(fw, &v, &err) != AVK_OK) {
             avkcli_progress_end(prog);
             /* Writing a full block failed: the output's fault, not the value's. */
@@ -219,7 +104,7 @@ int avkcli_cmd_fromjson(int argc, char **argv)
     avk_limits lim;
     avk_error err;
     avkcli_progress prog;
-    input in;
+    avkcli_input in;
     const avkcli_option opts[] = {
         {"--schema", 's', &schema_path, NULL, "a schema"},
         {"--schema-file", 0, &schema_file, NULL, "a schema file"},
@@ -283,9 +168,6 @@ int avkcli_cmd_fromjson(int argc, char **argv)
         return rc;
     }
     out_path = npos == 2 ? pos[1] : "-";
-    in.name = pos[0];
-    in.line = in.column = 1;
-    in.max_text = lim.max_memory ? lim.max_memory : (uint64_t)1 << 30;
     rc = avkcli_check_output(out_path, pos, 1);
     if (rc == AVKCLI_OK && schema_path)
         rc = avkcli_load_schema(schema_path, &schema);
@@ -294,11 +176,11 @@ int avkcli_cmd_fromjson(int argc, char **argv)
         rc = AVKCLI_FAIL;
     }
     if (rc == AVKCLI_OK) {
-        in.fd = strcmp(pos[0], "-") == 0 ? STDIN_FILENO : open(pos[0], O_RDONLY);
-        if (in.fd < 0) {
-            fprintf(stderr, "%s: cannot open: %s\n", pos[0], strerror(errno));
-            rc = AVKCLI_FAIL;
-        }
+        rc = avkcli_input_open(&in, pos[0]);
+        /* A value is parsed as soon as its text is there (a pipe's first
+         * bytes are not held back for a whole buffer), in fromjson's words. */
+        in.first_need = 1;
+        in.words = AVKCLI_INPUT_WORDS_FROMJSON;
     }
     if (rc == AVKCLI_OK)
         rc = append ? avkcli_append_open(out_path, schema, &wo, cut_torn, &fw)
@@ -311,9 +193,7 @@ int avkcli_cmd_fromjson(int argc, char **argv)
         rc = append ? avkcli_append_finish(fw, out_path, rc)
                     : avkcli_writer_finish(fw, out_path, rc);
     }
-    if (in.fd > STDIN_FILENO)
-        close(in.fd);
-    free(in.buf);
+    avkcli_input_close(&in);
     avk_arena_free(arena);
     avk_schema_free(schema);
     free(pos);

@@ -13,6 +13,7 @@ static char stdin_name[] = "-";
 
 static const char *const help =
     "Usage: " PREFIX " --schema S.avsc [options] [FILE]\n"
+    "       " PREFIX " [options] SCHEMA FILE   (avro-tools' form)\n"
     "\n"
     "Reads Avro JSON values of the schema from FILE ('-' or left out: standard\n"
     "input), in any layout (one per line, several on a line, pretty-printed), and\n"
@@ -41,7 +42,7 @@ int avkcli_cmd_jsontofrag(int argc, char **argv)
     const char *max_message = NULL;
     avk_schema *schema = NULL;
     avkcli_frame_job job;
-    int help_wanted, rc, given;
+    int help_wanted, rc;
     size_t npos;
     char **pos;
     const avkcli_option opts[] = {
@@ -65,29 +66,16 @@ int avkcli_cmd_jsontofrag(int argc, char **argv)
         free(pos);
         return AVKCLI_OK;
     }
-    given = (schema_text != NULL) + (schema_file != NULL) + (schema_json != NULL);
-    if (rc == AVKCLI_OK && given == 0)
-        rc = avkcli_usage_error(PREFIX, "missing --schema S.avsc");
-    if (rc == AVKCLI_OK && given > 1)
-        rc = avkcli_usage_error(PREFIX, "give one of --schema, --schema-file, --schema-json");
+    if (rc == AVKCLI_OK)
+        rc = avkcli_frag_schema_given(PREFIX, &schema_text, schema_file, schema_json, pos,
+                                      &npos);
     if (rc == AVKCLI_OK && npos > 1)
         rc = avkcli_usage_error(PREFIX, "one input FILE at most ('-': standard input); the "
                                         "output goes to -o OUT");
     if (rc == AVKCLI_OK)
         rc = avkcli_parse_size(PREFIX, "--max-message", max_message, &job.max_message);
-    if (rc == AVKCLI_OK) {
-        if (schema_json) {
-            avk_error err;
-            if (avk_schema_parse(schema_json, strlen(schema_json), NULL, &schema, &err) !=
-                AVK_OK) {
-                fprintf(stderr, "<schema text>: %s\n", err.message);
-                rc = AVKCLI_FAIL;
-            }
-        } else {
-            rc = schema_file ? avkcli_load_schema_file(schema_file, &schema)
-                             : avkcli_load_schema(schema_text, &schema);
-        }
-    }
+    if (rc == AVKCLI_OK)
+        rc = avkcli_frag_schema_load(schema_text, schema_file, schema_json, &schema);
     if (rc == AVKCLI_OK) {
         job.input = npos ? pos[0] : stdin_name;
         job.output = output;
