@@ -1,4 +1,5 @@
 // Message rows: records as separate single-object, Confluent and plain messages, decoded and encoded one message at a time, avrokit beside avro-c.
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -363,6 +364,139 @@ void avroc_message_encode_row(benchmark::State &state, const BinSpec *spec, avk_
         state.SkipWithError(problem.c_str());
 }
 
+// ---- framing's cost, paired ----------------------------------------------------
+//
+// The cost of framing is a few ns on top of ~50-200 ns per record: the
+// difference of two rows' medians drowns in a shared machine's noise. Here
+// each iteration times a plain pass and a framed pass over the same
+// records back to back (the order alternating, so neither gains from the
+// other's warm cache), and reports their difference as its time: noise
+// that lasts longer than a pass hits both alike.
+
+// One pass over every record: decode each message (dec) or datum (plan).
+bool decode_pass(const Framed &f, avk_message_decoder *dec, const avk_plan *plan,
+                 avk_arena *arena, size_t n)
+{
+    const uint8_t *bytes = f.bytes.data();
+    const size_t *off = f.offsets.data();
+    avk_error err;
+    avk_value v;
+    for (size_t i = 0; i < n; i++) {
+        avk_arena_reset(arena);
+        avk_status st;
+        if (dec) {
+            st = avk_message_decode(dec, bytes + off[i], off[i + 1] - off[i], arena, &v, &err);
+        } else {
+            avk_reader r;
+            avk_reader_init_memory(&r, bytes + off[i], off[i + 1] - off[i]);
+            st = avk_plan_decode(plan, &r, arena, &v, &err);
+        }
+        if (AVK_UNLIKELY(st != AVK_OK))
+            return false;
+        benchmark::DoNotOptimize(v);
+    }
+    return true;
+}
+
+// One pass encoding every value: as messages (enc) or plain datums (plan).
+bool encode_pass(const avk_message_encoder *enc, const avk_plan *plan, const avk_value *vals,
+                 avk_writer *w, size_t n)
+{
+    avk_error err;
+    avk_writer_reset(w);
+    for (size_t i = 0; i < n; i++) {
+        avk_status st = enc ? avk_message_encode(enc, &vals[i], w, &err)
+                            : avk_plan_encode(plan, &vals[i], w, &err);
+        if (AVK_UNLIKELY(st != AVK_OK))
+            return false;
+    }
+    benchmark::DoNotOptimize(w->pos);
+    benchmark::ClobberMemory();
+    return true;
+}
+
+void framing_cost_row(benchmark::State &state, const BinSpec *spec, avk_framing framing,
+                      bool decode)
+{
+    BinData *d = bin_data(*spec);
+    std::string problem = d->error;
+    if (problem.empty() && !decode)
+        problem = bin_values(*spec, d);
+    Framed plain, framed;
+    if (problem.empty()) {
+        plain = frame_records(d, AVK_FRAMING_RAW);
+        framed = frame_records(d, framing);
+        problem = !plain.error.empty() ? plain.error : framed.error;
+    }
+    MessageSide m;
+    avk_message_encoder enc;
+    avk_arena *arena = nullptr;
+    avk_writer w;
+    bool have_writer = false;
+    avk_error err;
+    if (problem.empty() && decode) {
+        open_side(m, spec, d, framing);
+        problem = m.error;
+        if (problem.empty() && avk_arena_new(nullptr, &arena, &err) != AVK_OK)
+            problem = avk_message("avk_arena_new", 0, err);
+    } else if (problem.empty()) {
+        avk_writer_options wo;
+        std::memset(&wo, 0, sizeof wo);
+        wo.struct_size = sizeof wo;
+        wo.buffer_size = framed.bytes.size() + 64;
+        if (avk_message_encoder_init(&enc, framing, d->plan, kSchemaId, &err) != AVK_OK)
+            problem = avk_message("avk_message_encoder_init", 0, err);
+        else if (avk_writer_init_memory(&w, &wo, &err) != AVK_OK)
+            problem = avk_message("avk_writer_init_memory", 0, err);
+        else
+            have_writer = true;
+    }
+    if (!problem.empty()) {
+        avk_arena_free(arena);
+        state.SkipWithError(problem.c_str());
+        return;
+    }
+    const size_t n = d->records();
+    bool ok = true, framed_first = false;
+    using clock = std::chrono::steady_clock;
+    for (auto _ : state) {
+        clock::duration t_plain{}, t_framed{};
+        for (int half = 0; half < 2 && ok; half++) {
+            bool is_framed = (half == 0) == framed_first;
+            clock::time_point t0 = clock::now();
+            if (decode)
+                ok = decode_pass(is_framed ? framed : plain, is_framed ? m.dec : nullptr, d->plan,
+                                 arena, n);
+            else
+                ok = encode_pass(is_framed ? &enc : nullptr, d->plan, d->avk_values.data(), &w, n);
+            (is_framed ? t_framed : t_plain) = clock::now() - t0;
+        }
+        framed_first = !framed_first;
+        if (!ok)
+            break;
+        double diff = std::chrono::duration<double>(t_framed - t_plain).count();
+        // Google Benchmark takes no negative times: a pass where framing
+        // came out cheaper (noise) counts as free.
+        state.SetIterationTime(diff > 0 ? diff : 0);
+    }
+    if (!ok) {
+        problem = "a pass failed to " + std::string(decode ? "decode" : "encode");
+    } else if (decode) {
+        problem = avk_check_messages(d, framed, m.dec, arena);
+    } else {
+        size_t len;
+        ok = encode_pass(&enc, d->plan, d->avk_values.data(), &w, n);
+        const uint8_t *data = avk_writer_data(&w, &len);
+        problem = ok ? compare_messages(framed, data, len) : "the check pass failed to encode";
+    }
+    avk_arena_free(arena);
+    if (have_writer)
+        avk_writer_destroy(&w);
+    finish_row(state, n, framed.bytes.size());
+    if (!problem.empty())
+        state.SkipWithError(problem.c_str());
+}
+
 typedef void (*MessageRowFn)(benchmark::State &, const BinSpec *, avk_framing);
 
 void add_message_pair(const std::string &path, MessageRowFn avk, MessageRowFn avroc,
@@ -385,6 +519,23 @@ void register_message_benchmarks()
                     {"SingleObject", AVK_FRAMING_SINGLE_OBJECT},
                     {"Confluent", AVK_FRAMING_CONFLUENT}};
     for (const BinSpec *s : {&spec_generic_record(), &spec_realistic_longs()}) {
+        // Framing's own cost (no avro-c peer: avro-c has no framing).
+        for (const auto &f : framings) {
+            if (f.framing == AVK_FRAMING_RAW)
+                continue;
+            for (bool decode : {true, false})
+                benchmark::RegisterBenchmark(("avrokit/Message/FramingCost/" + std::string(
+                                                  decode ? "Decode/" : "Encode/") +
+                                              s->name + "/" + f.name)
+                                                 .c_str(),
+                                             framing_cost_row, s, f.framing, decode)
+                    ->UseManualTime()
+                    // The time counted is a few ns per record: --min-time
+                    // would take thousands of iterations to fill. A fixed
+                    // count (about 0.3 to 0.5 s per repetition) instead.
+                    ->Iterations(100)
+                    ->Unit(benchmark::kMicrosecond);
+        }
         for (const auto &f : framings)
             add_message_pair(std::string("Message/Decode/") + s->name + "/" + f.name,
                              avk_message_decode_row, avroc_message_decode_row, *s, f.framing);

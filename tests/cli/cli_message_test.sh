@@ -270,6 +270,70 @@ expect_contains "$err" '"z": no default and not in writer' "the problem given"
 run fragtojson --schema "$tmp/r2.avsc" --pretty "$tmp/r2.bin"
 expect_rc 0 "fragtojson --pretty" && expect_eq "$(wc -l <"$tmp/out" | tr -d ' ')" "4" "pretty values over several lines"
 
+# ---- regression tests --------------------------------------------------------------
+
+# avro-tools' positional form: SCHEMA then FILE.
+run jsontofrag '"int"' "$tmp/ints.json" -o "$tmp/pos.bin"
+expect_rc 0 "jsontofrag SCHEMA FILE" && expect_eq "$(hexof "$tmp/pos.bin")" "0204" "jsontofrag positional schema bytes"
+run fragtojson '"int"' "$tmp/pos.bin"
+expect_rc 0 "fragtojson SCHEMA FILE" && expect_eq "$out" '1
+2' "fragtojson positional schema values"
+run fragtojson --no-pretty '"int"' "$tmp/pos.bin"
+expect_rc 0 "fragtojson --no-pretty" && expect_eq "$out" '1
+2' "fragtojson --no-pretty values"
+
+# A 10 MB raw datum (an array of 10,000,000 longs of one byte each) in well under 5 s.
+python3 -c '
+import sys
+n = 10000000
+z = n << 1
+v = bytearray()
+while z >= 0x80:
+    v.append((z & 0x7f) | 0x80)
+    z >>= 7
+v.append(z)
+sys.stdout.buffer.write(bytes(v) + b"\x02" * n + b"\x00")
+' >"$tmp/big.bin"
+t0=$(date +%s%N)
+timeout 20 "$bin" fragtojson --schema '{"type":"array","items":"long"}' "$tmp/big.bin" >"$tmp/big.out" 2>"$tmp/err"
+rc=$?
+t1=$(date +%s%N)
+out=''
+err=$(cat "$tmp/err")
+ms=$(((t1 - t0) / 1000000))
+if expect_rc 0 "fragtojson of a 10 MB datum"; then
+  expect_eq "$(wc -c <"$tmp/big.out" | tr -d ' ')" 20000002 "fragtojson of a 10 MB datum: one line of 20,000,002 bytes"
+  expect_eq "$(wc -l <"$tmp/big.out" | tr -d ' ')" 1 "fragtojson of a 10 MB datum: one line"
+fi
+checks=$((checks + 1))
+[ "$ms" -lt 5000 ] || fail "fragtojson of a 10 MB datum took $ms ms (expected < 5000)"
+echo "fragtojson of a 10 MB datum: $ms ms"
+rm -f "$tmp/big.bin" "$tmp/big.out"
+
+# An existing -o file keeps its owner and group (root only: chown needs it).
+if [ "$(id -u)" -eq 0 ]; then
+  printf 'old' >"$tmp/owned.bin"
+  chown 65534:65534 "$tmp/owned.bin"
+  run jsontofrag --schema "$tmp/int.avsc" "$tmp/ints.json" -o "$tmp/owned.bin"
+  expect_rc 0 "jsontofrag -o a file owned by nobody" &&
+    expect_eq "$(hexof "$tmp/owned.bin")" "0204" "jsontofrag -o a file owned by nobody: bytes"
+  expect_eq "$(stat -c %u:%g "$tmp/owned.bin")" "65534:65534" "-o file keeps its owner and group"
+else
+  echo "skipped: -o keeps owner and group (needs root to chown)"
+fi
+
+# Values before an error come out before it when stdout and stderr are one pipe.
+# m1 holds two messages of id 1 (each 4 + 5 + 1 bytes, length-prefixed), m2 one of id 2.
+cat "$tmp/m1" "$tmp/m2" >"$tmp/m12"
+"$bin" unframe --format confluent --schema 1="$tmp/r1.avsc" "$tmp/m12" 2>&1 | cat >"$tmp/both"
+rc=${PIPESTATUS[0]}
+out=$(cat "$tmp/both")
+err=''
+expect_rc 1 "unframe: values then an unknown id" &&
+  expect_eq "$out" "{\"a\":1}
+{\"a\":2}
+$tmp/m12: message 3 at byte 20: schema id 2 is not in the schema store" "values then the error, in order, on one pipe"
+
 # ---- bad input: exact statuses, message numbers and offsets -----------------------
 
 # Unknown id: the third message, at byte 20 (two of 4 + 5 + 1 bytes before it).
@@ -358,7 +422,9 @@ done
 if mkfifo "$tmp/fifo" 2>/dev/null; then
   "$bin" frame --format raw --schema "$tmp/int.avsc" "$tmp/fifo" -o "$tmp/keep/out" 2>/dev/null &
   pid=$!
-  exec 3>"$tmp/fifo"
+  # Read-write: opening a FIFO so never waits for the other end (Linux),
+  # so the script cannot hang should frame fail to start.
+  exec 3<>"$tmp/fifo"
   printf '1\n' >&3
   for _ in $(seq 50); do
     [ "$(find "$tmp/keep" -mindepth 1 | wc -l)" -ge 2 ] && break

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "avkt.h"
@@ -1628,6 +1629,122 @@ static void test_alloc_failures(void **state)
     rmdir(dir);
 }
 
+/* ---- regression tests ------------------------------------------------------------------ */
+
+/* load_dir skips entries that are not regular files: a FIFO (no writer: opening it to read
+ * would block) and a directory, both with an id's name. */
+static void test_store_load_dir_skips_non_regular(void **state)
+{
+    char dir[] = "/tmp/avk_msg_nregXXXXXX", path[256];
+    avk_schema_store *store = new_store();
+    const avk_schema *s;
+    avk_error err;
+    time_t t0;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/1.avsc", dir);
+    write_text(path, "\"int\"");
+    snprintf(path, sizeof path, "%s/5.avsc", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof path, "%s/2.avsc", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    t0 = time(NULL);
+    AVKT_OK(avk_schema_store_load_dir(store, dir, &err));
+    assert_true(time(NULL) - t0 < 5);
+    assert_int_equal(avk_schema_store_count(store), 1);
+    AVKT_OK(avk_schema_store_find_id(store, 1, &s, &err));
+    assert_int_equal(avk_type_kind(avk_schema_root(s)), AVK_INT);
+    AVKT_ASSERT_STATUS(avk_schema_store_find_id(store, 5, &s, &err), AVK_ERR_NOT_FOUND);
+    AVKT_ASSERT_STATUS(avk_schema_store_find_id(store, 2, &s, &err), AVK_ERR_NOT_FOUND);
+    snprintf(path, sizeof path, "%s/1.avsc", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/5.avsc", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/2.avsc", dir);
+    rmdir(path);
+    assert_int_equal(rmdir(dir), 0);
+    avk_schema_store_free(store);
+}
+
+/* load_file: a string starting with {, [ or " holds a schema's JSON; any other string is a
+ * type name. */
+static void test_store_load_file_string_rule(void **state)
+{
+    avk_schema_store *store;
+    const avk_schema *s;
+    avk_error err;
+    (void)state;
+    AVKT_OK(load_text("{\"2\": \"\\\"int\\\"\", "
+                      "\"3\": \"{\\\"type\\\":\\\"fixed\\\",\\\"name\\\":\\\"F\\\",\\\"size\\\":2}\", "
+                      "\"4\": \"long\"}",
+                      &store, &err));
+    assert_int_equal(avk_schema_store_count(store), 3);
+    AVKT_OK(avk_schema_store_find_id(store, 2, &s, &err));
+    assert_int_equal(avk_type_kind(avk_schema_root(s)), AVK_INT);
+    AVKT_OK(avk_schema_store_find_id(store, 3, &s, &err));
+    assert_int_equal(avk_type_kind(avk_schema_root(s)), AVK_FIXED);
+    assert_int_equal(avk_type_fixed_size(avk_schema_root(s)), 2);
+    AVKT_OK(avk_schema_store_find_id(store, 4, &s, &err));
+    assert_int_equal(avk_type_kind(avk_schema_root(s)), AVK_LONG);
+    avk_schema_store_free(store);
+    AVKT_OK(load_text("[{\"id\": 9, \"schema\": \"string\"}]", &store, &err));
+    assert_int_equal(avk_schema_store_count(store), 1);
+    AVKT_OK(avk_schema_store_find_id(store, 9, &s, &err));
+    assert_int_equal(avk_type_kind(avk_schema_root(s)), AVK_STRING);
+    avk_schema_store_free(store);
+}
+
+/* load_file: a schema's error is placed at its node's offset in the file. */
+static void test_store_load_file_error_offset(void **state)
+{
+    static const char text[] = "{\"1\": \"int\",\n \"5\": {\"type\": \"nope\"}}";
+    avk_schema_store *store;
+    avk_error err;
+    size_t at = (size_t)(strstr(text, "{\"type\"") - text);
+    (void)state;
+    assert_int_equal(at, 19);
+    AVKT_ASSERT_STATUS(load_text(text, &store, &err), AVK_ERR_SCHEMA);
+    assert_msg_has(&err, "FILE, schema id 5 at line 2, column 7: ");
+    assert_int_equal(err.offset, at);
+    avk_schema_store_free(store);
+    /* a bare type name that names no type */
+    AVKT_ASSERT_STATUS(load_text("[\"int\", \"nope\"]", &store, &err), AVK_ERR_SCHEMA);
+    assert_int_equal(err.offset, 8);
+    avk_schema_store_free(store);
+}
+
+static avk_status fetch_bad_json(void *ctx, avk_schema_store *store, int by_id, uint64_t key,
+                                 avk_error *err)
+{
+    (void)ctx;
+    (void)by_id;
+    (void)key;
+    return avk_schema_store_add(store, "{\"type\": \"nope\"}", 16, (int64_t)key, NULL, err);
+}
+
+/* A fetch callback's schema error has no offset in the message. */
+static void test_fetch_schema_error_offset(void **state)
+{
+    avk_schema_store_options o;
+    avk_schema_store *store;
+    avk_message_decoder *d;
+    avk_arena *a = new_arena();
+    avk_value out;
+    avk_error err;
+    static const uint8_t msg[] = {0, 0, 0, 0, 3, 2};
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.fetch = fetch_bad_json;
+    AVKT_OK(avk_schema_store_new(&o, &store, &err));
+    d = new_decoder(AVK_FRAMING_CONFLUENT, store, NULL, NULL);
+    AVKT_ASSERT_STATUS(avk_message_decode(d, msg, sizeof msg, a, &out, &err), AVK_ERR_SCHEMA);
+    assert_true(err.offset == AVK_OFFSET_UNKNOWN);
+    avk_message_decoder_free(d);
+    avk_schema_store_free(store);
+    avk_arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1649,6 +1766,10 @@ int main(void)
         cmocka_unit_test(test_store_load_file),
         cmocka_unit_test(test_store_load_size_cap),
         cmocka_unit_test(test_fetch),
+        cmocka_unit_test(test_store_load_dir_skips_non_regular),
+        cmocka_unit_test(test_store_load_file_string_rule),
+        cmocka_unit_test(test_store_load_file_error_offset),
+        cmocka_unit_test(test_fetch_schema_error_offset),
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_decoder_cache),
         cmocka_unit_test(test_encoder),

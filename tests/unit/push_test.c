@@ -1246,6 +1246,264 @@ static void test_message_errors(void **state)
     msgs_free(&m);
 }
 
+/* ---- regression tests ------------------------------------------------------------------------ */
+
+static avk_push_decoder *raw_decoder(const avk_plan *plan, avk_push_input in, avk_framing fr,
+                                     avk_schema_store *store, uint64_t max_message)
+{
+    avk_push_options po;
+    avk_push_decoder *pd = NULL;
+    memset(&po, 0, sizeof po);
+    po.struct_size = sizeof po;
+    po.input = in;
+    po.message.struct_size = sizeof po.message;
+    po.message.framing = fr;
+    po.message.plan = plan;
+    po.message.store = store;
+    po.max_message = max_message;
+    AVKT_OK(avk_push_decoder_new(&po, &pd, NULL));
+    return pd;
+}
+
+/* A length-prefixed "bytes" datum of len bytes: prefix, zigzag varint length, the bytes. */
+static void bytes_message(gbuf *b, size_t len)
+{
+    size_t blen = len - 2; /* a 2-byte varint: 64 <= blen < 8192 */
+    uint64_t z = (uint64_t)blen << 1;
+    uint8_t v[2] = {(uint8_t)(0x80 | (z & 0x7f)), (uint8_t)(z >> 7)};
+    size_t i;
+    assert_true(blen >= 64 && blen < 8192);
+    put_be32(b, len);
+    gb_put(b, v, 2);
+    for (i = 0; i < blen; i++) {
+        uint8_t c = (uint8_t)i;
+        gb_put(b, &c, 1);
+    }
+}
+
+/* A message of exactly max_message bytes decodes however it is cut in two; one byte more is
+ * LIMIT. */
+static void test_length_prefixed_max_message_exact(void **state)
+{
+    avk_schema *s = AVKT_PARSE("\"bytes\"");
+    avk_plan *plan = avkt_plan_new(avk_schema_root(s), 0, NULL, 0);
+    avk_arena *a;
+    avk_push_decoder *pd;
+    avk_value v;
+    avk_error e;
+    gbuf b = {0};
+    size_t k;
+    int got;
+    (void)state;
+    AVKT_OK(avk_arena_new(NULL, &a, NULL));
+    bytes_message(&b, 100);
+    assert_int_equal(b.len, 104);
+    for (k = 0; k <= b.len; k++) {
+        pd = raw_decoder(plan, AVK_PUSH_LENGTH_PREFIXED, AVK_FRAMING_RAW, NULL, 100);
+        AVKT_OK(avk_push_decoder_feed(pd, b.p, k, &e));
+        AVKT_OK(avk_push_decoder_next(pd, a, &v, &got, &e));
+        if (got == 0) {
+            AVKT_OK(avk_push_decoder_feed(pd, b.p + k, b.len - k, &e));
+            AVKT_OK(avk_push_decoder_next(pd, a, &v, &got, &e));
+        } else {
+            assert_int_equal(k, b.len);
+        }
+        if (got != 1)
+            fail_msg("split at %zu: no value", k);
+        assert_int_equal(v.u.bytes.len, 98);
+        AVKT_OK(avk_push_decoder_next(pd, a, &v, &got, &e));
+        assert_int_equal(got, 0);
+        AVKT_OK(avk_push_decoder_end(pd, &e));
+        avk_push_decoder_free(pd);
+    }
+    b.len = 0;
+    bytes_message(&b, 101);
+    for (k = 4; k <= b.len; k++) {
+        avk_status st;
+        pd = raw_decoder(plan, AVK_PUSH_LENGTH_PREFIXED, AVK_FRAMING_RAW, NULL, 100);
+        AVKT_OK(avk_push_decoder_feed(pd, b.p, k, &e));
+        st = avk_push_decoder_next(pd, a, &v, &got, &e);
+        AVKT_ASSERT_STATUS(st, AVK_ERR_LIMIT);
+        assert_int_equal(got, 0);
+        assert_non_null(strstr(e.message, "max_message"));
+        avk_push_decoder_free(pd);
+    }
+    gb_free(&b);
+    avk_arena_free(a);
+    avk_plan_free(plan);
+    avk_schema_free(s);
+}
+
+/* end() with a length prefix past max_message left over, next never called: LIMIT. */
+static void test_length_prefixed_end_limit(void **state)
+{
+    avk_schema *s = AVKT_PARSE("\"bytes\"");
+    avk_plan *plan = avkt_plan_new(avk_schema_root(s), 0, NULL, 0);
+    avk_push_decoder *pd;
+    avk_error e;
+    static const uint8_t d[] = {0x7f, 0xff, 0xff, 0xff, 0x01, 0x02, 0x03};
+    (void)state;
+    pd = raw_decoder(plan, AVK_PUSH_LENGTH_PREFIXED, AVK_FRAMING_RAW, NULL, 100);
+    AVKT_OK(avk_push_decoder_feed(pd, d, sizeof d, &e));
+    AVKT_ASSERT_STATUS(avk_push_decoder_end(pd, &e), AVK_ERR_LIMIT);
+    avk_push_decoder_free(pd);
+    avk_plan_free(plan);
+    avk_schema_free(s);
+}
+
+/* Back to back: a first byte that starts no message is MALFORMED at once. */
+static void test_back_to_back_bad_first_byte(void **state)
+{
+    avk_schema_store *store;
+    avk_push_decoder *pd;
+    avk_arena *a;
+    avk_value v;
+    avk_error e;
+    int got = -1;
+    (void)state;
+    AVKT_OK(avk_schema_store_new(NULL, &store, NULL));
+    AVKT_OK(avk_arena_new(NULL, &a, NULL));
+    pd = raw_decoder(NULL, AVK_PUSH_MESSAGES, AVK_FRAMING_SINGLE_OBJECT, store, 0);
+    AVKT_OK(avk_push_decoder_feed(pd, "hello", 5, &e));
+    AVKT_ASSERT_STATUS(avk_push_decoder_next(pd, a, &v, &got, &e), AVK_ERR_MALFORMED);
+    assert_int_equal(got, 0);
+    assert_non_null(strstr(e.message, "not a single-object message"));
+    avk_push_decoder_free(pd);
+    got = -1;
+    pd = raw_decoder(NULL, AVK_PUSH_MESSAGES, AVK_FRAMING_CONFLUENT, store, 0);
+    AVKT_OK(avk_push_decoder_feed(pd, "\x07", 1, &e));
+    AVKT_ASSERT_STATUS(avk_push_decoder_next(pd, a, &v, &got, &e), AVK_ERR_MALFORMED);
+    assert_int_equal(got, 0);
+    avk_push_decoder_free(pd);
+    avk_arena_free(a);
+    avk_schema_store_free(store);
+}
+
+/* Raw datums of "null" take no bytes: next refuses rather than hand out values forever. */
+static void test_raw_null_refused(void **state)
+{
+    avk_schema *s = AVKT_PARSE("\"null\"");
+    avk_plan *plan = avkt_plan_new(avk_schema_root(s), 0, NULL, 0);
+    avk_push_decoder *pd;
+    avk_arena *a;
+    avk_value v;
+    avk_error e;
+    int got = -1;
+    (void)state;
+    AVKT_OK(avk_arena_new(NULL, &a, NULL));
+    pd = raw_decoder(plan, AVK_PUSH_MESSAGES, AVK_FRAMING_RAW, NULL, 0);
+    AVKT_OK(avk_push_decoder_feed(pd, "x", 1, &e));
+    AVKT_ASSERT_STATUS(avk_push_decoder_next(pd, a, &v, &got, &e), AVK_ERR_MALFORMED);
+    assert_int_equal(got, 0);
+    assert_non_null(strstr(e.message, "take no bytes"));
+    avk_push_decoder_free(pd);
+    avk_arena_free(a);
+    avk_plan_free(plan);
+    avk_schema_free(s);
+}
+
+static void put_zigzag(gbuf *b, int64_t n)
+{
+    uint64_t z = ((uint64_t)n << 1) ^ (uint64_t)(n >> 63);
+    uint8_t c;
+    while (z >= 0x80) {
+        c = (uint8_t)(z | 0x80);
+        gb_put(b, &c, 1);
+        z >>= 7;
+    }
+    c = (uint8_t)z;
+    gb_put(b, &c, 1);
+}
+
+static void put_avro_string(gbuf *b, const char *s)
+{
+    put_zigzag(b, (int64_t)strlen(s));
+    gb_put(b, s, strlen(s));
+}
+
+/* A container file of schema "int": nkeys extra empty metadata entries, then one block of
+ * three ints. */
+static void many_meta_file(gbuf *b, size_t nkeys)
+{
+    static const uint8_t sync[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    char key[32];
+    size_t i;
+    gb_put(b, "Obj\x01", 4);
+    put_zigzag(b, (int64_t)nkeys + 1);
+    put_avro_string(b, "avro.schema");
+    put_avro_string(b, "\"int\"");
+    for (i = 0; i < nkeys; i++) {
+        snprintf(key, sizeof key, "k%zu", i);
+        put_avro_string(b, key);
+        put_zigzag(b, 0);
+    }
+    put_zigzag(b, 0);
+    gb_put(b, sync, 16);
+    put_zigzag(b, 3);
+    put_zigzag(b, 3);
+    put_zigzag(b, 1);
+    put_zigzag(b, 2);
+    put_zigzag(b, 3);
+    gb_put(b, sync, 16);
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A header of many small metadata entries fed one byte at a time: linear, and the records as
+ * the pull reader gives them. Over max_meta_entries: the pull reader's error. */
+static void test_container_many_meta_entries(void **state)
+{
+    avk_push_options po;
+    avk_file_reader_options fo;
+    outcome want;
+    gbuf f = {0};
+    size_t *cuts, i;
+    double t0, secs;
+    (void)state;
+    many_meta_file(&f, 40000);
+    cuts = malloc(f.len * sizeof *cuts);
+    assert_non_null(cuts);
+    for (i = 0; i < f.len; i++)
+        cuts[i] = i + 1;
+    container_options(&po, NULL);
+    pull_file(f.p, f.len, NULL, &want);
+    AVKT_OK(want.st);
+    assert_int_equal(want.n, 3);
+    t0 = wall_now();
+    push_check(f.p, f.len, &po, cuts, f.len, &want, "40,000 metadata entries, one byte at a time");
+    secs = wall_now() - t0;
+    if (secs >= 5.0)
+        fail_msg("a header of 40,000 entries one byte at a time took %.2f s", secs);
+    oc_free(&want);
+    free(cuts);
+    gb_free(&f);
+
+    /* more entries than max_meta_entries */
+    many_meta_file(&f, 10); /* 11 entries with avro.schema */
+    avk_file_reader_options_init(&fo);
+    fo.max_meta_entries = 10;
+    container_options(&po, &fo);
+    pull_file(f.p, f.len, &fo, &want);
+    AVKT_ASSERT_STATUS(want.st, AVK_ERR_LIMIT);
+    cuts = malloc(f.len * sizeof *cuts);
+    assert_non_null(cuts);
+    for (i = 0; i < f.len; i++)
+        cuts[i] = i + 1;
+    push_check(f.p, f.len, &po, cuts, f.len, &want, "11 entries over 10, one byte at a time");
+    {
+        size_t two[2] = {7, f.len};
+        push_check(f.p, f.len, &po, two, 2, &want, "11 entries over 10, in two pieces");
+    }
+    oc_free(&want);
+    free(cuts);
+    gb_free(&f);
+}
+
 /* ---- allocation failures ---------------------------------------------------------------------- */
 
 /* Every allocation of the decoder failing in turn: NO_MEMORY (never a
@@ -1366,6 +1624,11 @@ int main(void)
         cmocka_unit_test(test_framed_messages),
         cmocka_unit_test(test_message_errors),
         cmocka_unit_test(test_failing_allocator),
+        cmocka_unit_test(test_length_prefixed_max_message_exact),
+        cmocka_unit_test(test_length_prefixed_end_limit),
+        cmocka_unit_test(test_back_to_back_bad_first_byte),
+        cmocka_unit_test(test_raw_null_refused),
+        cmocka_unit_test(test_container_many_meta_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
