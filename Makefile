@@ -127,7 +127,7 @@ sanitize: deps
 # 3 decompression workers started after 3 records, and TSan's slow thread start
 # lets the first workers drain the queue so fewer start (by design: not a race).
 TSAN_TESTS ?= shared_plan_threads_test file_writer_threads_test file_work_test columns_work_test \
-              file_test file_index_test schema_test
+              file_test file_index_test schema_test schema_store_threads_test
 TSAN_SKIP  ?= file_test
 TSAN_RUN   ?= $(shell setarch $$(uname -m) -R true 2>/dev/null && echo setarch $$(uname -m) -R)
 
