@@ -213,11 +213,12 @@ static avk_status emit(avk_writer *w, avkcli_delimit d, const uint8_t *msg, size
                        avk_error *err)
 {
     avk_status st = AVK_OK;
+    uint64_t len64 = len; /* (a size_t compare is always false on 32-bit: -Wtype-limits) */
     size_t i;
     uint8_t quad[4];
     switch (d) {
     case AVKCLI_DELIMIT_LENGTH:
-        if ((uint64_t)len > UINT32_MAX)
+        if (len64 > UINT32_MAX)
             return avk_error_set(err, AVK_ERR_LIMIT, AVK_OFFSET_UNKNOWN,
                                  "a message of %zu bytes does not fit a 4-byte length", len);
         quad[0] = (uint8_t)(len >> 24);
