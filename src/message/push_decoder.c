@@ -218,10 +218,8 @@ avk_status avk_push_decoder_feed(avk_push_decoder *pd, const void *data, size_t 
     AVK_TRY(make_room(pd, len, err));
     memcpy(pd->buf + (pd->end - pd->base), data, len);
     pd->end += (uint64_t)len;
-    /* The value being gathered is known to need more than is here, and
-     * what is here is already past the limit. */
-    if (pd->need > pd->end)
-        AVK_TRY(avki_push_check_want(pd, pd->end + 1, err));
+    /* No limit check here: next checks every need it sets against
+     * max_message, so bytes up to that need are always within it. */
     return AVK_OK;
 }
 
